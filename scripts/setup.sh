@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Idempotent set-up used by `make run` and `make test`:
+#   1. Chromium: when /usr/lib/chromium/chromium-headless-shell is missing, install Debian's
+#      chromium-headless-shell and chromium with apt-get (root only; otherwise say what to install).
+#   2. Python: create .venv and install this package with its dev dependencies when pyproject.toml
+#      changed since the last install.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${VENV:-.venv}
+PYTHON=${PYTHON:-python3}
+HEADLESS_SHELL=/usr/lib/chromium/chromium-headless-shell
+PACKAGES="chromium-headless-shell chromium"
+
+if [ -z "${BROWSER_TOOL_CHROME:-}" ] && [ ! -x "$HEADLESS_SHELL" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "setup: $HEADLESS_SHELL is missing; installing $PACKAGES with apt-get" >&2
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $PACKAGES >/dev/null
+    else
+        echo "setup: Chromium is missing ($HEADLESS_SHELL not found)." >&2
+        echo "setup: install the Debian packages: sudo apt-get install $PACKAGES" >&2
+        echo "setup: (or point BROWSER_TOOL_CHROME at a Chrome binary that is not a shell wrapper)" >&2
+        exit 1
+    fi
+fi
+
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "setup: Python >= 3.11 is required; $PYTHON is $("$PYTHON" --version 2>&1)" >&2
+    exit 1
+fi
+
+stamp="$VENV/.installed"
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "setup: creating $VENV" >&2
+    "$PYTHON" -m venv "$VENV"
+fi
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    echo "setup: installing browser-tool and its dependencies into $VENV" >&2
+    "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
+    "$VENV/bin/python" -m pip install -q -e '.[dev]'
+    touch "$stamp"
+fi
