@@ -45,6 +45,12 @@ class ToolOutput:
         """A failed result; `text` says what failed and why, for the model to read."""
         return cls(text, True)
 
+    def with_notes(self, notes: list[str]) -> ToolOutput:
+        """This output with `notes` (things the model should know) appended."""
+        if not notes:
+            return self
+        return ToolOutput("\n\n".join([self.output, *notes]), self.is_error, self.images)
+
     def to_json(self, include_image_data: bool = True) -> dict[str, Any]:
         """The wire shape: {"output", "is_error", "images": [{"media_type", "data", "path"}]}.
 

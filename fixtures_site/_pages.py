@@ -1,0 +1,17 @@
+"""The static pages shipped as package data under `fixtures_site/pages/`."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+_PAGES = files(__package__) / "pages"
+
+
+def page_names() -> list[str]:
+    """The file names of every fixture page (e.g. "index.html"), sorted."""
+    return sorted(entry.name for entry in _PAGES.iterdir() if entry.name.endswith(".html"))
+
+
+def load_pages() -> dict[str, bytes]:
+    """Every fixture page's bytes by file name, read once so serving never touches the disk."""
+    return {name: (_PAGES / name).read_bytes() for name in page_names()}

@@ -1,0 +1,165 @@
+"""The HTTP side: a threaded stdlib server on loopback and its routes.
+
+    /                     index.html
+    /<page>.html          a fixture page (see page_names())
+    /slow?delay=S[&page=P] waits S seconds (capped at MAX_DELAY), then a small page, or page P
+    /hang                 never answers until the server closes
+    /api/data.json        API_DATA as JSON
+    /download/<name>      DOWNLOAD_BODY as an attachment named <name>
+    anything else         404
+
+/slow and /hang park on one `closing` event, so closing the server releases them at once
+(they then answer 503) instead of holding a thread, or a test, for up to two minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import socketserver
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import MappingProxyType
+from typing import Any, cast
+from urllib.parse import parse_qs, urlsplit
+
+from ._pages import load_pages
+
+MAX_DELAY = 120.0
+DOWNLOAD_BODY = b"report body\n" * 10
+API_DATA: Mapping[str, object] = MappingProxyType({"ok": True, "items": [1, 2, 3]})
+
+_API_BODY = json.dumps(dict(API_DATA)).encode()
+
+_DOWNLOAD_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
+_SLOW_PAGE = b"<!doctype html><title>Fixture Slow</title><h1>Slow</h1><p>waited %.3f s</p>\n"
+
+
+class FixtureHTTPServer(ThreadingHTTPServer):
+    """Binds and listens in its constructor, so it is ready as soon as it exists."""
+
+    daemon_threads = True
+
+    def __init__(self, host: str, port: int) -> None:
+        self.pages = load_pages()
+        self.closing = threading.Event()
+        self._counts = threading.Condition()
+        self.requests_handled = 0
+        self.requests_parked = 0
+        super().__init__((host, port), _Handler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind calls socket.getfqdn(), a DNS lookup: skip it, never touch
+        # the network (and never stall on a resolver in a sandbox).
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name = str(host)
+        self.server_port = int(port)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Browsers drop connections all the time (a cancelled navigation, a closed tab);
+        # that is not worth a traceback. Anything else is a bug in a route: let it print.
+        if isinstance(sys.exception(), ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
+
+    def count_request(self) -> None:
+        with self._counts:
+            self.requests_handled += 1
+
+    def counts(self) -> tuple[int, int]:
+        """(requests_handled, requests_parked), read together."""
+        with self._counts:
+            return self.requests_handled, self.requests_parked
+
+    def park(self, seconds: float | None) -> bool:
+        """Wait `seconds` (None: forever) or until closing; True if the wait ran its course."""
+        with self._counts:
+            self.requests_parked += 1
+            self._counts.notify_all()
+        try:
+            return not self.closing.wait(seconds)
+        finally:
+            with self._counts:
+                self.requests_parked -= 1
+                self._counts.notify_all()
+
+    def wait_parked(self, reached: Callable[[int], bool], timeout: float) -> bool:
+        """Wait until `reached(requests_parked)`; False if `timeout` seconds passed first."""
+        with self._counts:
+            return self._counts.wait_for(lambda: reached(self.requests_parked), timeout)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "fixtures_site"
+    # Bounds how long an idle keep-alive or preconnected socket can hold a thread.
+    timeout = 60
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # quiet: tests and benchmarks must not spam stderr
+
+    def do_GET(self) -> None:
+        server = cast(FixtureHTTPServer, self.server)
+        server.count_request()
+        url = urlsplit(self.path)
+        query = parse_qs(url.query)
+        path = url.path
+        if path == "/":
+            path = "/index.html"
+        if path.startswith("/download/"):
+            self._download(path.removeprefix("/download/"))
+        elif path == "/api/data.json":
+            self._send(HTTPStatus.OK, "application/json", _API_BODY)
+        elif path == "/slow":
+            self._slow(server, query)
+        elif path == "/hang":
+            server.park(None)
+            self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain", b"server closing\n")
+        elif path.removeprefix("/") in server.pages:
+            self._send(HTTPStatus.OK, "text/html; charset=utf-8", server.pages[path[1:]])
+        else:
+            self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n")
+
+    def _slow(self, server: FixtureHTTPServer, query: dict[str, list[str]]) -> None:
+        try:
+            delay = float(query.get("delay", ["1"])[0])
+        except ValueError:
+            delay = math.nan
+        if not 0 <= delay < math.inf:
+            self._send(HTTPStatus.BAD_REQUEST, "text/plain", b"delay must be seconds >= 0\n")
+            return
+        page = query.get("page", [None])[0]
+        if page is not None and page not in server.pages:
+            self._send(HTTPStatus.NOT_FOUND, "text/plain", b"no such page\n")
+            return
+        delay = min(delay, MAX_DELAY)
+        if not server.park(delay):
+            self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain", b"server closing\n")
+        elif page is None:
+            self._send(HTTPStatus.OK, "text/html; charset=utf-8", _SLOW_PAGE % delay)
+        else:
+            self._send(HTTPStatus.OK, "text/html; charset=utf-8", server.pages[page])
+
+    def _download(self, name: str) -> None:
+        if not _DOWNLOAD_NAME.fullmatch(name) or name.startswith("."):
+            self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n")
+            return
+        disposition = f'attachment; filename="{name}"'
+        self._send(HTTPStatus.OK, "text/plain", DOWNLOAD_BODY, disposition=disposition)
+
+    def _send(
+        self, status: HTTPStatus, content_type: str, body: bytes, *, disposition: str = ""
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        # Every load reaches the server, so a test that reloads sees fresh network events.
+        self.send_header("Cache-Control", "no-store")
+        if disposition:
+            self.send_header("Content-Disposition", disposition)
+        self.end_headers()
+        self.wfile.write(body)
