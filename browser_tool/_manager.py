@@ -23,6 +23,7 @@ from typing import Any
 import trio
 
 from chrome_launcher import InstanceLock, StateLayout, group_rss_bytes
+from orphan_reaper import ReapReport, reap_orphans
 
 from ._context import ToolContext
 from ._conversation import session_dir_name, validate_conversation_id
@@ -55,6 +56,7 @@ class _Slot:
     note: str | None = None  # why the next browser is new, for the next result
     expire_after_call: str | None = None
     call_scope: trio.CancelScope | None = None
+    call_session: BrowserSession | None = None  # the browser the call in flight is using
     stop_reason: str | None = None
     deleted: bool = False
 
@@ -67,7 +69,7 @@ class BrowserSessionManager:
         self.instance_id = lock.instance_id
         self.metrics = Metrics()
         self.working_dir = Path.cwd()
-        self.startup_reap: object | None = None
+        self.startup_reap: ReapReport | None = None
         self._layout = StateLayout(settings.state_dir)
         self._nursery = nursery
         self._slots: dict[str, _Slot] = {}
@@ -222,7 +224,7 @@ class BrowserSessionManager:
             if scope.cancelled_caught:
                 output = ToolOutput.error(_stopped_message(slot.stop_reason or "closed"))
         finally:
-            slot.call_scope = None
+            slot.call_scope = slot.call_session = None
             slot.in_call -= 1
             slot.calls += 1
             slot.last_active = trio.current_time()
@@ -245,6 +247,7 @@ class BrowserSessionManager:
         async with slot.launch_lock:
             session = slot.session
             if session is not None and session.alive:
+                slot.call_session = session
                 return session
             if session is not None:  # died; its task is cleaning up
                 await session.aclose("crash")
@@ -270,7 +273,7 @@ class BrowserSessionManager:
                 self.metrics.inc("browser_tool_launches_total", outcome="error")
                 raise
             self.metrics.inc("browser_tool_launches_total", outcome="ok")
-            slot.session = session
+            slot.session = slot.call_session = session
             self._changed.set()
             return session  # type: ignore[no-any-return]
 
@@ -329,8 +332,8 @@ class BrowserSessionManager:
             "a fresh browser was started and the earlier page state, cookies and storage were lost."
         )
         self.metrics.inc("browser_tool_kills_total", reason="crash")
-        slot.stop_reason = "crash"
-        if slot.call_scope is not None:
+        if slot.call_scope is not None and slot.call_session is session:
+            slot.stop_reason = "crash"
             slot.call_scope.cancel()
         self._changed.set()
 
@@ -417,14 +420,23 @@ async def open_session_manager(
     try:
         startup_reap = None
         if settings.reap_on_start:
-            from orphan_reaper import reap_orphans
-
             startup_reap = await reap_orphans(settings.state_dir, exclude_instance=lock.instance_id)
-            log.info("start-up orphan sweep: %s", startup_reap.summary())
+            for line in startup_reap.summary_lines():
+                log.info("start-up orphan sweep: %s", line)
         try:
             async with trio.open_nursery() as nursery:
                 manager = BrowserSessionManager(settings, lock, nursery)
                 manager.startup_reap = startup_reap
+                if startup_reap is not None:
+                    for outcome, entries in (
+                        ("killed", startup_reap.killed),
+                        ("spared", startup_reap.spared),
+                        ("removed", startup_reap.removed),
+                        ("error", startup_reap.errors),
+                    ):
+                        manager.metrics.inc(
+                            "browser_tool_reaper_total", len(entries), outcome=outcome
+                        )
                 nursery.start_soon(manager.run_reaper)
                 try:
                     yield manager

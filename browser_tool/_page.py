@@ -78,23 +78,26 @@ class Page:
 
     async def setup(self) -> None:
         """Find (or create) the page target, attach, and enable what the tools need."""
-        await self.conn.send("Target.setDiscoverTargets", {"discover": True})
-        await self.conn.send(
-            "Browser.setDownloadBehavior",
-            {
-                "behavior": "allowAndName",
-                "downloadPath": str(self.downloads_dir),
-                "eventsEnabled": True,
-            },
-        )
-        targets = await self.conn.send("Target.getTargets")
-        pages = [t for t in targets.get("targetInfos", []) if t.get("type") == "page"]
-        if pages:
-            target_id = pages[0]["targetId"]
-        else:
-            created = await self.conn.send("Target.createTarget", {"url": "about:blank"})
-            target_id = created["targetId"]
-        await self._attach(target_id)
+        try:
+            await self.conn.send(
+                "Browser.setDownloadBehavior",
+                {
+                    "behavior": "allowAndName",
+                    "downloadPath": str(self.downloads_dir),
+                    "eventsEnabled": True,
+                },
+            )
+            targets = await self.conn.send("Target.getTargets")
+            pages = [t for t in targets.get("targetInfos", []) if t.get("type") == "page"]
+            if pages:
+                self.target_id = pages[0]["targetId"]
+            else:
+                created = await self.conn.send("Target.createTarget", {"url": "about:blank"})
+                self.target_id = created["targetId"]
+            await self.conn.send("Target.setDiscoverTargets", {"discover": True})
+            await self._attach(self.target_id)
+        finally:
+            self._settling = False
 
     async def _attach(self, target_id: str) -> None:
         cdp = await self.conn.attach_to_target(target_id, timeout=_COMMAND_TIMEOUT)

@@ -2,8 +2,8 @@
 
 A session lives in a task of the manager's nursery (`run_browser_session`), because the CDP
 connection and Chrome's watchers are scoped resources that must be opened and closed by one
-task. Callers use the session from their own tasks through `run_call`, which lets `aclose()`
-fail an in-flight call at once instead of waiting for it.
+task. Callers use it from their own tasks; the manager cancels a caller's in-flight call when
+the session closes, so nobody waits on a dead browser.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import shutil
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 import trio
 
@@ -22,12 +21,11 @@ from chrome_launcher import ChromeProcess, KillReport, KillTiming, LaunchError, 
 from chrome_launcher import launch_chrome as _launch_chrome
 
 from ._cdp_connection import CdpConnection, open_cdp_connection
-from ._errors import BrowserLaunchError, CdpError, SessionClosedError
+from ._errors import BrowserLaunchError, CdpError
 from ._page import Page
 from ._settings import Settings
 
 log = logging.getLogger("browser_tool.session")
-T = TypeVar("T")
 
 
 class SessionState(enum.Enum):
@@ -87,10 +85,10 @@ class BrowserSession:
         self.state = SessionState.READY
         self.started_at = trio.current_time()
         self.close_reason: str | None = None
+        self.close_requested_at: float | None = None  # trio time aclose() was first called
         self.report: KillReport | None = None
         self._close_requested = trio.Event()
         self._closed = trio.Event()
-        self._calls: set[trio.CancelScope] = set()
 
     @property
     def pid(self) -> int:
@@ -100,26 +98,14 @@ class BrowserSession:
     def alive(self) -> bool:
         return self.state is SessionState.READY and not self.chrome.exited and not self.conn.closed
 
-    async def run_call(self, fn: Callable[[], Awaitable[T]]) -> T:
-        """Run one tool call; `aclose()` fails it at once with SessionClosedError."""
-        if self.state is not SessionState.READY:
-            raise SessionClosedError(self.conversation_id, self.close_reason or "closed")
-        with trio.CancelScope() as scope:
-            self._calls.add(scope)
-            try:
-                return await fn()
-            finally:
-                self._calls.discard(scope)
-        raise SessionClosedError(self.conversation_id, self.close_reason or "closed")
-
     async def aclose(self, reason: str) -> KillReport | None:
         """Close the session (idempotent) and return the kill ladder's report. Never raises."""
         if self.close_reason is None:
             self.close_reason = reason
+        if self.close_requested_at is None:
+            self.close_requested_at = trio.current_time()
         if self.state is SessionState.READY:
             self.state = SessionState.CLOSING
-        for scope in list(self._calls):
-            scope.cancel()
         self._close_requested.set()
         with trio.CancelScope(shield=True):
             await self._closed.wait()
@@ -142,8 +128,6 @@ class BrowserSession:
             race.start_soon(watch, self.chrome.wait_exited, "crash")
             race.start_soon(watch, self.conn.wait_closed, "crash")
         self.state = SessionState.CLOSING
-        for scope in list(self._calls):
-            scope.cancel()
 
 
 async def run_browser_session(

@@ -43,7 +43,8 @@ def check_url(url: str, allowed_schemes: tuple[str, ...]) -> str:
     """Return the URL to load, or raise InvalidInputError/ToolError saying why not."""
     url = url.strip()
     scheme = urlsplit(url).scheme.lower()
-    if not scheme or not re.fullmatch(r"[a-z][a-z0-9+.-]*", scheme):
+    host_and_port = re.match(r"^[^/:]+:\d", url) is not None  # "localhost:8000" has no scheme
+    if not scheme or host_and_port or not re.fullmatch(r"[a-z][a-z0-9+.-]*", scheme):
         raise InvalidInputError(
             "url", 'must be an absolute URL with a scheme, like "https://example.com"', url
         )

@@ -10,14 +10,16 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 import trio
 
+from browser_tool import BrowserSessionManager, Settings, open_session_manager
 from chrome_launcher import CHROMIUM, HEADLESS_SHELL, live_group_members
 from chrome_launcher._procfs import all_stats, cmdline
+from fixtures_site import FixtureServer, running_fixtures
 
 LAYOUT_DIRS = {"pids", "instances", "sessions", "tmp"}
 
@@ -117,3 +119,22 @@ def headless_shell() -> str:
 
 
 FAKE_CHROME = Path(__file__).parent / "fake_chrome"
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[FixtureServer]:
+    """The local fixture pages (127.0.0.1, port 0), shared by the whole run."""
+    with running_fixtures() as server:
+        yield server
+
+
+def make_settings(state_dir: Path, **changes: object) -> Settings:
+    """Settings for a test: its own state root; everything else default unless changed."""
+    return Settings(state_dir=state_dir, **changes)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def manager(state_dir: Path, headless_shell: str) -> AsyncIterator[BrowserSessionManager]:
+    """A session manager on the test's state root, closed (every Chrome killed) after the test."""
+    async with open_session_manager(make_settings(state_dir)) as m:
+        yield m

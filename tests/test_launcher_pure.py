@@ -46,7 +46,6 @@ def test_argv_has_the_flags_the_design_requires() -> None:
         "--disable-breakpad",
         "--disable-crash-reporter",
         "--disable-component-update",
-        "--enable-features=CDPScreenshotNewSurface",
         "--no-sandbox",
         "--window-size=1280,720",
     ):
@@ -55,6 +54,8 @@ def test_argv_has_the_flags_the_design_requires() -> None:
         a.startswith(("--remote-allow-origins", "--remote-debugging-address")) for a in argv
     )
     assert "--headless=new" not in argv
+    # Made screenshots fail intermittently on headless shell 156 (docs/decisions.md).
+    assert not any("CDPScreenshotNewSurface" in a for a in argv)
     assert marker_instance(argv) == "i-1"
     assert user_data_dir(argv) == "/s/profile"
 
