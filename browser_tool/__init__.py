@@ -5,6 +5,7 @@ The public names are re-exported here; front ends and other packages use nothing
 
 from ._cdp_connection import CdpConnection, CdpResult, CdpSession, open_cdp_connection
 from ._cdp_events import CdpEvent
+from ._cdp_stats import CdpStatistics
 from ._context import ToolContext
 from ._conversation import CONVERSATION_ID_PATTERN, session_dir_name, validate_conversation_id
 from ._duration import format_duration, parse_duration
@@ -41,6 +42,7 @@ __all__ = [
     "CdpEvent",
     "CdpResult",
     "CdpSession",
+    "CdpStatistics",
     "CdpTimeoutError",
     "CleanupReport",
     "FittedImage",

@@ -21,7 +21,7 @@ import math
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Generic, NoReturn, TypeVar
+from typing import Any, Generic, TypeVar
 
 import trio
 
@@ -29,7 +29,7 @@ from ._cdp_events import ANY_SESSION, CdpEvent
 from ._cdp_inbound import INTERNAL_ERROR, Inbound, PendingCommand
 from ._cdp_protocol import CdpCommand, ResultParseError, command_request, parse_command_result
 from ._cdp_stats import CdpStatistics
-from ._cdp_transport import CdpTransport, open_websocket_transport
+from ._cdp_transport import CdpTransport, open_websocket_transport, raise_unwrapped
 from ._errors import CdpCommandError, CdpConnectionError, CdpTimeoutError, InvalidInputError
 
 T = TypeVar("T")
@@ -64,7 +64,10 @@ class CdpConnection:
         self._inbound = Inbound()
         self._results_logged: set[str] = set()
         self._outbox, self._outbox_reader = trio.open_memory_channel[str](math.inf)
-        self._task_scope = trio.CancelScope()
+        # Shielded: the reader and writer stop when the connection closes (`_fail_all`), not
+        # when an outer scope is cancelled, so they never add a Cancelled to the nursery's
+        # group; the owner's cancellation reaches them through `aclose()` in its `finally`.
+        self._task_scope = trio.CancelScope(shield=True)
 
     @property
     def closed(self) -> bool:
@@ -184,8 +187,8 @@ class CdpConnection:
 
     async def aclose(self) -> None:
         """Close: pending commands fail with CdpConnectionError, listeners end, and the socket
-        closes within the close timeout, even if the caller is cancelled. Idempotent; never
-        raises."""
+        closes, politely within the close timeout, or at once if the caller is cancelled.
+        Idempotent; never raises."""
         self._fail_all("the connection was closed by its owner")
         await self._transport.aclose()
 
@@ -215,7 +218,7 @@ class CdpConnection:
                 self._inbound.dispatch(await self._transport.receive())
         except CdpConnectionError as exc:
             self._fail_all(exc.reason)
-        except BaseException as exc:  # Cancelled by an outer scope, or a bug: fail, re-raise
+        except BaseException as exc:  # our task scope's Cancelled (already failed), or a bug
             self._fail_all(f"the CDP reader stopped ({type(exc).__name__})")
             raise
 
@@ -267,10 +270,11 @@ async def open_cdp_connection(
 ) -> AsyncIterator[CdpConnection]:
     """Connect to the DevTools WebSocket at `url`; yield a CdpConnection; close it on exit.
 
-    Raises InvalidInputError for a URL that is not ws:// or wss://, and CdpConnectionError when
-    the connection cannot be opened (refused, rejected, no handshake within connect_timeout).
-    On exit, whether normal, by error or by cancellation, the connection is closed as by
-    `aclose()`, and what the body raised propagates as itself, never in an ExceptionGroup.
+    Raises InvalidInputError for a URL that is not ws://host[:port]/..., and CdpConnectionError
+    when the connection cannot be opened (refused, rejected, no handshake within
+    connect_timeout). On exit, whether normal, by error or by cancellation, the connection is
+    closed as by `aclose()` (a cancelled owner skips the polite close handshake and just
+    closes the socket), and what the body raised propagates as itself, never in a group.
     """
     transport_cm = open_websocket_transport(
         url,
@@ -280,9 +284,7 @@ async def open_cdp_connection(
     )
     async with transport_cm as transport:
         # The body runs inside the nursery of the reader and writer, so trio's strict
-        # exception groups wrap what it raises in a group of one (the tasks never raise).
-        # Unwrap that single leaf so callers see their exception, or Cancelled, as itself.
-        # More than one leaf means a task crashed, a bug: that group is re-raised whole.
+        # exception groups wrap what it raises in a group; callers see the exception itself.
         try:
             async with trio.open_nursery() as nursery:
                 connection = CdpConnection(transport)
@@ -292,15 +294,4 @@ async def open_cdp_connection(
                 finally:
                     await connection.aclose()
         except BaseExceptionGroup as group:
-            if len(group.exceptions) != 1:
-                raise
-            _reraise_leaf(group.exceptions[0])
-
-
-def _reraise_leaf(exc: BaseException) -> NoReturn:
-    # Without restoring __context__, the leaf would carry the group that contains it.
-    context = exc.__context__
-    try:
-        raise exc
-    finally:
-        exc.__context__ = context
+            raise_unwrapped(group)

@@ -1,27 +1,32 @@
-"""The socket under a CDP connection: a WebSocket, with its library's errors translated here.
+"""The socket under a CDP connection: a WebSocket whose TCP stream we own.
 
-Nothing past this module sees trio_websocket or wsproto: a closed or failed socket is a
-CdpConnectionError whose reason says why. `CdpTransport` is the seam a test fake can fill.
+Nothing past this module sees trio_websocket errors or OSError: a socket that cannot open or
+has closed is a CdpConnectionError whose reason says why. `CdpTransport` is the seam a test
+fake can fill.
+
+Why not `open_websocket_url`: in trio-websocket 0.12 it never closes the client's TCP stream
+when the peer starts the close handshake (every Chrome that exits or crashes would leak a
+socket until garbage collection, with a ResourceWarning), and its `connect_timeout` against a
+peer that accepts TCP but never answers the upgrade waits forever. Owning the stream, with
+`wrap_client_stream`, lets us close it on every path.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import urllib.parse
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Protocol
+from contextlib import asynccontextmanager
+from typing import NoReturn, Protocol
 
 import trio
 from trio_websocket import (
-    CloseReason,
     ConnectionClosed,
     ConnectionRejected,
-    ConnectionTimeout,
-    HandshakeError,
     WebSocketConnection,
-    open_websocket_url,
+    wrap_client_stream,
 )
-from wsproto.utilities import LocalProtocolError
 
 from ._errors import CdpConnectionError, InvalidInputError
 
@@ -40,34 +45,39 @@ class CdpTransport(Protocol):
 
 
 class _WebSocketTransport:
-    def __init__(self, websocket: WebSocketConnection, close_timeout: float) -> None:
+    def __init__(
+        self, websocket: WebSocketConnection, stream: trio.SocketStream, close_timeout: float
+    ) -> None:
         self._websocket = websocket
+        self._stream = stream
         self._close_timeout = close_timeout
 
     async def receive(self) -> str | bytes:
         try:
             return await self._websocket.get_message()
         except ConnectionClosed as exc:
-            raise CdpConnectionError(_describe_close(exc.reason)) from None
+            raise CdpConnectionError(_describe_close(exc)) from None
 
     async def send(self, text: str) -> None:
         try:
             await self._websocket.send_message(text)
         except ConnectionClosed as exc:
-            raise CdpConnectionError(_describe_close(exc.reason)) from None
-        # wsproto raises this between the peer's close frame arriving and trio-websocket
-        # recording it: the socket is closing, the same failure as above.
-        except LocalProtocolError:
-            raise CdpConnectionError("the browser is closing the WebSocket") from None
+            raise CdpConnectionError(_describe_close(exc)) from None
 
     async def aclose(self) -> None:
-        # Shielded so a cancelled owner still closes the socket; bounded so a peer that never
-        # answers the close frame cannot hold it. trio-websocket closes the stream either way.
-        with trio.move_on_after(self._close_timeout, shield=True):
-            try:
-                await self._websocket.aclose()
-            except (ConnectionClosed, OSError) as exc:
-                _log.debug("closing the CDP WebSocket failed: %r", exc)
+        # The polite close waits for the peer's close frame, which trio-websocket's reader
+        # task receives. When our caller is cancelled, that cancellation has reached the
+        # reader too, so only the TCP close is left. Otherwise the handshake is shielded (it
+        # finishes even if the caller is cancelled meanwhile) and bounded (a peer that never
+        # answers cannot hold it). The stream is closed on every path.
+        if trio.current_effective_deadline() != -math.inf:
+            with trio.move_on_after(self._close_timeout, shield=True):
+                try:
+                    await self._websocket.aclose()
+                except (ConnectionClosed, OSError) as exc:
+                    _log.debug("closing the CDP WebSocket failed: %r", exc)
+        with trio.CancelScope(shield=True):
+            await self._stream.aclose()
 
 
 @asynccontextmanager
@@ -76,31 +86,91 @@ async def open_websocket_transport(
 ) -> AsyncIterator[CdpTransport]:
     """Open a WebSocket to `url`; close it on exit.
 
-    Raises InvalidInputError for a URL that is not ws:// or wss:// with a host, and
-    CdpConnectionError when the socket cannot be opened (refused, rejected, or no handshake
-    within `connect_timeout`). The body's exceptions propagate unchanged.
+    Raises InvalidInputError for a URL that is not ws://host[:port]/..., and CdpConnectionError
+    when the socket cannot be opened (refused, rejected, or not open within
+    `connect_timeout`). The body's exceptions propagate as themselves.
     """
-    try:
-        websocket_cm = open_websocket_url(
-            url,
-            max_message_size=max_message_size,
-            connect_timeout=connect_timeout,
-            disconnect_timeout=close_timeout,
-            # trio's 64 KiB reads instead of trio-websocket's 4 KiB: a multi-MB screenshot
-            # would otherwise cost hundreds of wake-ups.
-            receive_buffer_size=None,
-        )
-    except ValueError as exc:
-        raise InvalidInputError("url", "must be a ws:// or wss:// URL with a host", url) from exc
-    async with AsyncExitStack() as stack:
+    host, port, host_header, resource = _split_url(url)
+    deadline = trio.current_time() + connect_timeout
+    timed_out = CdpConnectionError(
+        f"could not connect to {url!r}: no WebSocket handshake within {connect_timeout:g}s"
+    )
+    with trio.CancelScope(deadline=deadline) as connect_scope:
         try:
-            websocket = await stack.enter_async_context(websocket_cm)
-        except (HandshakeError, ConnectionClosed, OSError) as exc:
-            raise CdpConnectionError(_describe_open_failure(url, exc, connect_timeout)) from exc
-        yield _WebSocketTransport(websocket, close_timeout)
+            stream = await trio.open_tcp_stream(host, port)
+        except OSError as exc:
+            raise CdpConnectionError(f"could not connect to {url!r}: {exc}") from exc
+    if connect_scope.cancelled_caught:
+        raise timed_out
+    try:
+        # trio-websocket's own reader task runs in this nursery until the stream closes.
+        async with trio.open_nursery() as nursery:
+            with trio.CancelScope(deadline=deadline) as connect_scope:
+                websocket = await wrap_client_stream(
+                    nursery,
+                    stream,
+                    host_header,
+                    resource,
+                    max_message_size=max_message_size,
+                    # trio's 64 KiB reads, not trio-websocket's 4 KiB: a multi-MB screenshot
+                    # would otherwise cost hundreds of wake-ups.
+                    receive_buffer_size=None,
+                )
+            if connect_scope.cancelled_caught:
+                await stream.aclose()  # ends trio-websocket's reader, which waits on it
+                raise timed_out
+            transport = _WebSocketTransport(websocket, stream, close_timeout)
+            try:
+                yield transport
+            finally:
+                await transport.aclose()
+    except BaseExceptionGroup as group:
+        # The upgrade was refused: trio-websocket's reader raises that into the nursery.
+        for leaf in group.exceptions:
+            if isinstance(leaf, ConnectionRejected):
+                why = f"the server refused the WebSocket upgrade (HTTP {leaf.status_code})"
+                raise CdpConnectionError(f"could not connect to {url!r}: {why}") from leaf
+        raise_unwrapped(group)
+    finally:
+        with trio.CancelScope(shield=True):
+            await stream.aclose()
 
 
-def _describe_close(reason: CloseReason | None) -> str:
+def raise_unwrapped(group: BaseExceptionGroup[BaseException]) -> NoReturn:
+    """Raise what a nursery's group stands for: its one non-Cancelled leaf, or one Cancelled
+    when all are; a group with several real errors is raised whole.
+
+    Nurseries are strict: a body that raises X comes out as a group holding X, and a
+    background task cancelled beside it adds a Cancelled. Callers of our context managers
+    should see X itself.
+    """
+    errors = [exc for exc in group.exceptions if not isinstance(exc, trio.Cancelled)]
+    if len(errors) > 1:
+        raise group
+    leaf = errors[0] if errors else group.exceptions[0]
+    # Without restoring __context__, the leaf would carry the group that contains it.
+    context = leaf.__context__
+    try:
+        raise leaf
+    finally:
+        leaf.__context__ = context
+
+
+def _split_url(url: str) -> tuple[str, int, str, str]:
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port or 80
+    except ValueError:  # a port that is not a number in 0-65535
+        port = -1
+    if parts.scheme != "ws" or not parts.hostname or port < 0:
+        raise InvalidInputError("url", "must be a ws://host[:port]/... URL", url)
+    host_header = parts.netloc.rpartition("@")[2]
+    resource = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return parts.hostname, port, host_header, resource
+
+
+def _describe_close(exc: ConnectionClosed) -> str:
+    reason = exc.reason
     if reason is None:
         return "the WebSocket closed"
     detail = f": {reason.reason}" if reason.reason else ""
@@ -108,13 +178,3 @@ def _describe_close(reason: CloseReason | None) -> str:
     if reason.code == 1009:
         text += "; a message was larger than max_message_size"
     return text
-
-
-def _describe_open_failure(url: str, exc: BaseException, connect_timeout: float) -> str:
-    if isinstance(exc, ConnectionTimeout):
-        why = f"no WebSocket handshake within {connect_timeout:g}s"
-    elif isinstance(exc, ConnectionRejected):
-        why = f"the server refused the WebSocket upgrade (HTTP {exc.status_code})"
-    else:
-        why = repr(exc.__cause__ or exc)
-    return f"could not connect to {url!r}: {why}"

@@ -32,7 +32,7 @@ from ._errors import BrowserLaunchError, InvalidInputError, SessionError, ToolEr
 from ._metrics import Metrics
 from ._output import ToolOutput
 from ._reports import CleanupReport, SessionInfo
-from ._session import BrowserSession, SessionDirs, run_browser_session
+from ._session import BrowserSession, SessionDirs, SessionState, run_browser_session
 from ._settings import Settings
 from ._tools import find_tool, prepare_input, run_tool
 
@@ -264,12 +264,14 @@ class BrowserSessionManager:
                     self._on_closed,
                 )
             except BaseExceptionGroup as group:
+                self._changed.set()
                 launch_errors = [e for e in group.exceptions if isinstance(e, BrowserLaunchError)]
                 self.metrics.inc("browser_tool_launches_total", outcome="error")
                 if launch_errors:
                     raise launch_errors[0] from None
                 raise
             except BrowserLaunchError:
+                self._changed.set()
                 self.metrics.inc("browser_tool_launches_total", outcome="error")
                 raise
             self.metrics.inc("browser_tool_launches_total", outcome="ok")
@@ -344,6 +346,7 @@ class BrowserSessionManager:
             slot.expire_after_call = reason
             return
         await self._stop_browser(slot, reason)
+        slot.last_active = trio.current_time()
         if reason == "idle":
             why = f"it was idle for {format_duration(slot.idle_timeout)} (idle timeout)"
         else:
@@ -356,13 +359,26 @@ class BrowserSessionManager:
         )
 
     async def run_reaper(self) -> None:
-        """Kill idle and over-age sessions at their exact deadlines."""
+        """Kill idle and over-age sessions at their exact deadlines, and forget conversations
+        that have had no browser and no call for `max_lifetime` (their files go with them, so
+        a service that runs for a year without delete hooks does not fill its disk)."""
         while True:
             now = trio.current_time()
             next_deadline = float("inf")
             for slot in list(self._slots.values()):
                 session = slot.session
-                if session is None or slot.in_call or session.state.value != "ready":
+                if slot.in_call:
+                    continue
+                if session is None:
+                    if slot.launch_lock.locked():
+                        continue  # a launch in progress; it sets _changed when done
+                    forget_at = slot.last_active + self.settings.max_lifetime
+                    if forget_at <= now:
+                        self._forget(slot)
+                    else:
+                        next_deadline = min(next_deadline, forget_at)
+                    continue
+                if session.state is not SessionState.READY:
                     continue
                 idle_at = slot.last_active + slot.idle_timeout
                 life_at = session.started_at + self.settings.max_lifetime
@@ -375,6 +391,12 @@ class BrowserSessionManager:
             self._changed = trio.Event()
             with trio.move_on_at(next_deadline):
                 await self._changed.wait()
+
+    def _forget(self, slot: _Slot) -> None:
+        if self._slots.get(slot.conversation_id) is slot:
+            del self._slots[slot.conversation_id]
+            if slot.dirs is not None and (error := slot.dirs.remove()):
+                log.warning("forgetting %s: %s", slot.conversation_id, error)
 
     async def aclose(self) -> None:
         """Stop taking calls, let in-flight calls finish within `call_grace`, then close every

@@ -19,6 +19,7 @@ import trio
 
 from chrome_launcher import ChromeProcess, KillReport, KillTiming, LaunchError, LaunchOptions
 from chrome_launcher import launch_chrome as _launch_chrome
+from orphan_reaper import write_session_owner
 
 from ._cdp_connection import CdpConnection, open_cdp_connection
 from ._errors import BrowserLaunchError, CdpError
@@ -58,7 +59,7 @@ class SessionDirs:
         for path in (self.root, self.downloads, self.screenshots, self.outputs):
             path.mkdir(mode=0o700, parents=True, exist_ok=True)
         # The reaper removes session dirs whose owner instance is dead; this says who owns it.
-        (self.root / ".instance").write_text(instance_id + "\n")
+        write_session_owner(self.root, instance_id)
         return self
 
     def remove(self) -> str | None:

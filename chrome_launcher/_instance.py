@@ -52,6 +52,15 @@ class InstanceLock:
         except OSError as exc:
             os.close(fd)
             raise InstanceLockError(path, "already held by a live instance") from exc
+        # A reaper may have unlinked the file between our open and our flock (it looked dead):
+        # then we would hold a lock nobody can see. Check that the path is still our file.
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if not same:
+            os.close(fd)
+            raise InstanceLockError(path, "the lock file was removed while being taken; retry")
         os.write(fd, f"{os.getpid()}\n".encode())
         return cls(path, fd, instance_id)
 

@@ -43,10 +43,18 @@ def parse_stat(pid: int, text: str) -> ProcStat:
 
 def read_stat(pid: int) -> ProcStat | None:
     """The stat of `pid`, or None when there is no such process."""
+    # os.open/os.read: about 3x cheaper than Path.read_text, and the ladder scans all of /proc
+    # every few milliseconds while it confirms a group is gone.
     try:
-        text = (PROC / str(pid) / "stat").read_text()
-    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+    except OSError:
         return None
+    try:
+        text = os.read(fd, 4096).decode(errors="replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     try:
         return parse_stat(pid, text)
     except (ValueError, IndexError):

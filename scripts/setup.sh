@@ -37,7 +37,12 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     echo "setup: installing browser-tool and its dependencies into $VENV" >&2
-    "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
-    "$VENV/bin/python" -m pip install -q -e '.[dev]'
+    log="$VENV/install.log"
+    if ! { "$VENV/bin/python" -m pip install --upgrade pip &&
+           "$VENV/bin/python" -m pip install -e '.[dev]'; } >"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        echo "setup: pip install failed; the whole log is in $log" >&2
+        exit 1
+    fi
     touch "$stamp"
 fi

@@ -238,3 +238,15 @@ def test_notes_are_appended() -> None:
     out = ToolOutput.error("boom").with_notes(["note a", "note b"])
     assert out.output == "boom\n\nnote a\n\nnote b"
     assert out.is_error
+
+
+def test_readme_documents_every_setting() -> None:
+    import dataclasses
+
+    from browser_tool._settings import _env_name
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    for field in dataclasses.fields(Settings):
+        name = _env_name(field.name)
+        short = "_" + name.rsplit("_", 1)[-1]
+        assert f"`{name}`" in readme or f"/ `{short}`" in readme or f"`{short}`" in readme, name

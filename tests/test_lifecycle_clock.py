@@ -101,3 +101,21 @@ async def test_lifetime_reached_during_a_call_ends_the_session_after_it(
         await session.wait_closed()
         assert session.close_reason == "lifetime"
         assert session.close_requested_at == call_ended
+
+
+async def test_a_conversation_without_browser_or_calls_is_forgotten_after_max_lifetime(
+    clock: trio.testing.MockClock, state_dir: Path, headless_shell: str
+) -> None:
+    settings = make_settings(state_dir, idle_timeout=1800.0, max_lifetime=3600.0)
+    async with open_session_manager(settings) as manager:
+        shot = await manager.call_tool(C, "browser_take_screenshot", {})
+        saved = Path(shot.images[0].path)
+        session = await manager.get_or_create(C)
+        await session.wait_closed()  # idle-reaped; the conversation's files stay
+        reaped_at = trio.current_time()
+        assert saved.exists()
+        await trio.sleep_until(reaped_at + 3600.0 - 1.0)
+        assert saved.exists()
+        await trio.sleep_until(reaped_at + 3600.0 + 1.0)
+        assert not saved.exists()
+        assert list((state_dir / "sessions").iterdir()) == []
