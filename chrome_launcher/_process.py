@@ -20,7 +20,7 @@ import trio
 
 from ._binary import ChromeBinary
 from ._endpoint import parse_listening_line
-from ._kill import KillReport, KillTarget, KillTiming, kill_ladder
+from ._kill import KillReport, KillTarget, KillTiming, kill_ladder, leader_alive
 from ._registry import PidRecord
 
 _TAIL_LINES = 40
@@ -87,7 +87,13 @@ class ChromeProcess:
 
     @property
     def exited(self) -> bool:
-        """True once the browser process has exited (crash, close, or kill)."""
+        """True once the browser process has exited (crash, close, or kill).
+
+        Also asks /proc, not only the exit watcher: a process killed a moment ago is a zombie
+        before the watcher task has run, and a caller about to use it must not be fooled.
+        """
+        if not self._exited.is_set() and not leader_alive(self._kill_target()):
+            self._exited.set()
         return self._exited.is_set()
 
     async def wait_exited(self) -> None:

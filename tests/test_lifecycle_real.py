@@ -15,7 +15,7 @@ from browser_tool import BrowserSessionManager, open_session_manager
 from chrome_launcher import live_group_members, read_records
 from fixtures_site import FixtureServer
 
-from .conftest import make_settings, wait_group_gone
+from .conftest import FAKE_CHROME, make_settings, wait_group_gone
 from .test_tools_real import js, ok
 
 
@@ -186,3 +186,18 @@ async def test_an_idle_session_is_alive_and_answering_after_60_seconds(
     assert await js(manager, "window.marker") == 7
     [after] = manager.list_sessions()
     assert after.pid == before.pid
+
+
+async def test_a_browser_that_will_not_start_is_a_clear_tool_error(state_dir: Path) -> None:
+    settings = make_settings(state_dir, chrome_path=str(FAKE_CHROME / "exits_with_error.py"))
+    async with open_session_manager(settings) as manager:
+        out = await manager.call_tool("conv-1", "browser_eval", {"expression": "1"})
+        assert out.is_error
+        assert out.output.startswith("Could not start the browser")
+        assert "libnss3" in out.output  # Chrome's own stderr explains why
+        assert manager.list_sessions() == []
+        assert manager.metrics.counter("browser_tool_launches_total", outcome="error") == 1
+        assert read_records(state_dir / "pids") == []
+        report = await manager.kill_session("not a valid id")  # never raises
+        assert not report.existed
+        assert report.errors

@@ -15,6 +15,7 @@ import socket
 from pathlib import Path
 
 import pytest
+import trio
 from PIL import Image
 
 from browser_tool import BrowserSessionManager, InvalidInputError, ToolOutput, UnknownToolError
@@ -161,8 +162,8 @@ async def test_screenshot_of_the_tall_page_fits_the_limits(
     assert width * height <= settings.image_max_pixels
     assert len(image.data) <= settings.image_max_bytes
     assert "scale factor" in out.output
-    original = Image.open(image.path)
-    assert original.size[1] >= 10000
+    with Image.open(image.path) as original:
+        assert original.size[1] >= 10000
     assert base64.b64encode(image.data)  # the JSON form carries it as base64
 
 
@@ -235,16 +236,19 @@ async def test_popup_is_closed_and_reported(
     manager: BrowserSessionManager, site: FixtureServer
 ) -> None:
     await ok(manager, "browser_navigate", url=site.url_for("/popup.html"))
-    await ok(manager, "browser_eval", expression="window.open('/index.html'); 1")
-    # The note arrives with the result of the call during or after which the popup appeared.
-    text = await ok(manager, "browser_eval", expression="1")
     session = await manager.get_or_create(C)
+    # Subscribe before acting: the popup's closing is the readiness signal.
+    async with session.conn.listen("Target.targetDestroyed", session_id=None) as destroyed:
+        opened = await ok(manager, "browser_eval", expression="window.open('/index.html'); 1")
+        with trio.fail_after(10):
+            await destroyed.receive()
+    # The note comes with the call during which, or the first call after which, it was closed.
+    text = opened + await ok(manager, "browser_eval", expression="1")
+    assert text.count("The page opened a new window") == 1
+    assert "it was closed" in text
     targets = await session.conn.send("Target.getTargets")
     pages = [t for t in targets["targetInfos"] if t["type"] == "page"]
     assert [p["targetId"] for p in pages] == [session.page.target_id]
-    assert "opened a new window" in text or any(
-        "opened a new window" in n for n in session.page.take_notes()
-    )
 
 
 async def test_bad_input_changes_nothing(manager: BrowserSessionManager) -> None:
