@@ -12,6 +12,8 @@ name a group led by its own pid.
 
 from __future__ import annotations
 
+import os
+
 from chrome_launcher import PidRecord, marker_instance, user_data_dir
 
 from ._paths import RootPaths
@@ -37,6 +39,14 @@ def words(argv: tuple[str, ...]) -> tuple[str, ...]:
     if len(argv) == 1 and " " in argv[0]:
         return tuple(argv[0].split(" "))
     return argv
+
+
+def _runs(proc: ProcInfo, argv0: str, chrome_path: str) -> bool:
+    # Chrome starts some children (the network service) as /proc/self/exe: then the kernel's
+    # record of the executable must be the recorded binary.
+    if argv0 == chrome_path:
+        return True
+    return argv0 == "/proc/self/exe" and proc.exe == os.path.realpath(chrome_path)
 
 
 def is_chrome_child(argv: tuple[str, ...]) -> bool:
@@ -71,6 +81,6 @@ def group_doubt(record: PidRecord, members: list[ProcInfo], *, uid: int) -> str 
         argv = words(p.argv or ())
         if p.uid != uid:
             return f"member {p.pid} runs as uid {p.uid}"
-        if not argv or argv[0] != record.chrome_path or not is_chrome_child(argv):
+        if not argv or not _runs(p, argv[0], record.chrome_path) or not is_chrome_child(argv):
             return f"member {p.pid} is not a child process of {record.chrome_path!r}"
     return None

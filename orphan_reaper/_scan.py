@@ -36,6 +36,7 @@ class ProcInfo:
     alive: bool  # False for zombies: they hold a pid but run nothing
     uid: int | None
     argv: tuple[str, ...] | None
+    exe: str | None = None  # /proc/<pid>/exe: children Chrome starts as /proc/self/exe need it
 
 
 @dataclass(frozen=True)
@@ -86,9 +87,17 @@ def _proc_info() -> list[ProcInfo]:
                 alive=stat.alive,
                 uid=owner_uid(stat.pid),
                 argv=tuple(argv) if argv is not None else None,
+                exe=_exe(stat.pid),
             )
         )
     return found
+
+
+def _exe(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return None
 
 
 def _list(path: Path, errors: list[tuple[str, str]]) -> list[Path]:

@@ -81,7 +81,10 @@ def _check_nothing_left(root: Path) -> None:
     details = [f"{pid}: {' '.join((cmdline(pid) or ['?'])[:3])}" for pid in leaked]
     assert not leaked, f"test left live processes behind: {details}"
     files = leftover_files(root / "state")
-    assert not files, f"test left files under its state root: {files}"
+    shown = [str(f) for f in files[:10]] + (
+        [f"... and {len(files) - 10} more"] if len(files) > 10 else []
+    )
+    assert not files, f"test left files under its state root: {shown}"
 
 
 async def wait_group_gone(pgid: int, *, within: float) -> bool:

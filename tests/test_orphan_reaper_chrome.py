@@ -127,7 +127,9 @@ async def test_a_group_whose_leader_died_is_killed_through_its_record(
 
         report = await reap_orphans(state_dir)
 
-        assert [(k.pid, k.what, k.gone) for k in report.killed] == [(pid, "group", True)]
+        assert [(k.pid, k.what, k.gone) for k in report.killed] == [(pid, "group", True)], (
+            report.to_json()
+        )
         assert live_group_members(pid) == []
         assert leftover_files(state_dir) == []
 

@@ -611,3 +611,20 @@ def test_exported_members() -> None:
     ]
     for name in orphan_reaper.__all__:
         assert getattr(orphan_reaper, name) is not None
+
+
+@pytest.mark.parametrize(
+    ("exe", "proven"), [(CHROME, True), ("/usr/bin/python3", False), (None, False)]
+)
+def test_a_child_started_as_proc_self_exe_is_proven_by_its_executable(
+    exe: str | None, proven: bool
+) -> None:
+    from orphan_reaper._proof import group_doubt
+
+    entry = record(4000)
+    assert entry.record is not None
+    network_service = ProcInfo(
+        4001, 4000, 150, True, UID, ("/proc/self/exe --type=utility --utility-sub-type=net",), exe
+    )
+    doubt = group_doubt(entry.record, [network_service], uid=UID)
+    assert (doubt is None) == proven, doubt
