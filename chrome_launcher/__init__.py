@@ -36,7 +36,7 @@ from ._procfs import (
     read_stat,
 )
 from ._registry import PidRecord, RecordEntry, read_records, remove_record, write_record
-from ._state import StateLayout, default_state_dir, make_private_dir
+from ._state import StateLayout, default_state_dir, make_private_dir, remove_tree
 
 __all__ = [
     "CHROMIUM",
@@ -83,6 +83,7 @@ __all__ = [
     "read_records",
     "read_stat",
     "remove_record",
+    "remove_tree",
     "user_data_dir",
     "write_record",
 ]

@@ -16,9 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shutil
 import signal
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -28,6 +26,7 @@ import trio
 
 from . import _procfs
 from ._registry import remove_record
+from ._state import remove_tree
 
 log = logging.getLogger("chrome_launcher.kill")
 
@@ -139,17 +138,6 @@ async def _confirm_gone(target: KillTarget, deadline: float, poll: float) -> int
     return 0
 
 
-def _remove_dir(path: Path, errors: list[str]) -> None:
-    def record(failed: str, exc: BaseException) -> None:
-        if not isinstance(exc, FileNotFoundError):
-            errors.append(f"could not delete {failed!r}: {exc}")
-
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(path, onexc=lambda _f, failed, exc: record(failed, exc))
-    else:
-        shutil.rmtree(path, onerror=lambda _f, failed, info: record(failed, info[1]))
-
-
 async def kill_ladder(
     target: KillTarget,
     *,
@@ -198,7 +186,7 @@ async def kill_ladder(
         else:
             for path in target.dirs:
                 # A profile is thousands of files (~150 ms): keep it off the event loop.
-                await trio.to_thread.run_sync(_remove_dir, path, errors)
+                errors += await trio.to_thread.run_sync(remove_tree, path)
             if target.dirs:
                 steps.append("remove_dirs")
             if target.record_path is not None:

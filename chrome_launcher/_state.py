@@ -19,6 +19,8 @@ reaper only looks at records under its root and Chromes whose profile lies under
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,3 +89,19 @@ class StateLayout:
         ):
             make_private_dir(path)
         return self
+
+
+def remove_tree(path: Path) -> list[str]:
+    """Delete `path` and everything under it; return what could not be deleted (a missing
+    path is fine). Never raises: cleanup reports, it does not fail."""
+    failures: list[str] = []
+
+    def note(failed: str, exc: BaseException) -> None:
+        if not isinstance(exc, FileNotFoundError):
+            failures.append(f"could not delete {failed!r}: {exc}")
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=lambda _f, failed, exc: note(failed, exc))
+    else:
+        shutil.rmtree(path, onerror=lambda _f, failed, info: note(failed, info[1]))
+    return failures

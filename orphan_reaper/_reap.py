@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
-import sys
 import time
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from chrome_launcher import (
     StateLayout,
     instance_is_alive,
     kill_ladder,
+    remove_tree,
 )
 
 from ._plan import plan_sweep
@@ -176,20 +175,6 @@ def _first(step: CleanupStep) -> str | None:
     return str(paths[0]) if paths else None
 
 
-def _rmtree(path: Path) -> list[str]:
-    failures: list[str] = []
-
-    def note(failed: str, exc: BaseException) -> None:
-        if not isinstance(exc, FileNotFoundError):
-            failures.append(f"could not delete {failed!r}: {exc}")
-
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(path, onexc=lambda _f, failed, exc: note(failed, exc))
-    else:
-        shutil.rmtree(path, onerror=lambda _f, failed, info: note(failed, info[1]))
-    return failures
-
-
 def _clean(step: CleanupStep) -> tuple[bool, list[RemoveEntry], list[ErrorEntry]]:
     return _delete(step.dirs, step.files, step.reason)
 
@@ -204,7 +189,7 @@ def _delete(
     for kind, path in dirs:
         if not os.path.lexists(path):
             continue
-        if failures := _rmtree(path):
+        if failures := remove_tree(path):
             errors += [ErrorEntry(kind, failure, str(path)) for failure in failures]
         else:
             removed.append(RemoveEntry(kind, str(path), reason, True))
