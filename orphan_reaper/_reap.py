@@ -145,18 +145,7 @@ async def _kill(
             errors += [f"{e.path}: {e.message}" for e in failed]
             summary += f"; files removed in {(time.monotonic() - started) * 1e3:.0f} ms"
     out[step.id] = (
-        KillEntry(
-            pid=step.pid,
-            pgid=step.pgid,
-            start_time=step.start_time,
-            instance_id=step.instance_id,
-            what=step.what,
-            record_path=str(step.record_path) if step.record_path else None,
-            done=True,
-            gone=gone,
-            summary=summary,
-            errors=tuple(errors),
-        ),
+        _kill_entry(step, done=True, gone=gone, summary=summary, errors=tuple(errors)),
         removed,
     )
 
@@ -207,17 +196,29 @@ def _delete(
     return not errors, removed, errors
 
 
+def _kill_entry(
+    step: KillStep, *, done: bool, gone: bool, summary: str, errors: tuple[str, ...] = ()
+) -> KillEntry:
+    return KillEntry(
+        pid=step.pid,
+        pgid=step.pgid,
+        start_time=step.start_time,
+        instance_id=step.instance_id,
+        what=step.what,
+        record_path=str(step.record_path) if step.record_path else None,
+        done=done,
+        gone=gone,
+        summary=summary,
+        errors=errors,
+    )
+
+
 def _dry_report(layout: StateLayout, plan: Plan, duration: float) -> ReapReport:
     killed, removed = [], []
     for step in plan.kills:
         killed.append(
-            KillEntry(
-                pid=step.pid,
-                pgid=step.pgid,
-                start_time=step.start_time,
-                instance_id=step.instance_id,
-                what=step.what,
-                record_path=str(step.record_path) if step.record_path else None,
+            _kill_entry(
+                step,
                 done=False,
                 gone=False,
                 summary="would run the kill ladder (SIGTERM, grace, SIGKILL to the group)",
