@@ -111,10 +111,3 @@ def instance_is_alive(layout: StateLayout, instance_id: str) -> bool:
         return False
     finally:
         os.close(fd)
-
-
-def remove_dead_lock(layout: StateLayout, instance_id: str) -> None:
-    """Delete the lock file of a dead instance (no-op if it is alive or gone)."""
-    if not instance_is_alive(layout, instance_id):
-        with contextlib.suppress(OSError):
-            layout.lock_path(instance_id).unlink(missing_ok=True)
