@@ -1,6 +1,7 @@
-"""ToolContext: what one tool call may reach. Created per call with the conversation id fixed
+"""ToolContext: what one tool call may reach. Created per call with the conversation's slot fixed
 inside, so a tool can only ever get its own conversation's browser: no tool input names a
-session, a pid or a port."""
+session, a pid or a port. Bound to the slot, not the id: a call in flight when its conversation
+is deleted can never bring the conversation back (a new browser, a recreated dir)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ._session import BrowserSession, SessionDirs
 from ._settings import Settings
 
 if TYPE_CHECKING:
-    from ._manager import BrowserSessionManager
+    from ._manager import BrowserSessionManager, _Slot
 
 
 @dataclass(frozen=True)
@@ -21,15 +22,19 @@ class ToolContext:
     settings: Settings
     working_dir: Path
     _manager: BrowserSessionManager
+    _slot: _Slot
 
     async def browser(self) -> BrowserSession:
-        """This conversation's browser, launched on first use. Raises BrowserLaunchError."""
-        return await self._manager._browser_for_call(self.conversation_id)
+        """This conversation's browser, launched on first use. Raises BrowserLaunchError, or
+        SessionClosedError once the conversation was deleted."""
+        return await self._manager._browser_for_call(self._slot)
 
     def existing_browser(self) -> BrowserSession | None:
         """This conversation's browser if one is running; never launches one."""
-        return self._manager._existing_browser(self.conversation_id)
+        session = self._slot.session
+        return session if session is not None and session.alive else None
 
     def dirs(self) -> SessionDirs:
-        """This conversation's dir (created if needed), without launching a browser."""
-        return self._manager._dirs_for(self.conversation_id)
+        """This conversation's dir (created if needed), without launching a browser. Raises
+        SessionClosedError once the conversation was deleted."""
+        return self._manager._dirs_for(self._slot)

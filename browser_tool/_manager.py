@@ -28,7 +28,13 @@ from orphan_reaper import ReapReport, reap_orphans
 from ._context import ToolContext
 from ._conversation import session_dir_name, validate_conversation_id
 from ._duration import format_duration
-from ._errors import BrowserLaunchError, InvalidInputError, SessionError, ToolError
+from ._errors import (
+    BrowserLaunchError,
+    InvalidInputError,
+    SessionClosedError,
+    SessionError,
+    ToolError,
+)
 from ._metrics import Metrics
 from ._output import ToolOutput
 from ._reports import CleanupReport, SessionInfo
@@ -110,10 +116,11 @@ class BrowserSessionManager:
     async def get_or_create(self, conversation_id: str) -> BrowserSession:
         """The conversation's browser, launched on first use (once, however many race).
 
-        Raises InvalidInputError for a bad id and BrowserLaunchError when Chrome won't start.
+        Raises InvalidInputError for a bad id, BrowserLaunchError when Chrome won't start and
+        SessionClosedError when the conversation is deleted meanwhile.
         """
         validate_conversation_id(conversation_id)
-        return await self._browser_for_call(conversation_id)
+        return await self._browser_for_call(self._slot(conversation_id))
 
     async def kill_session(self, conversation_id: str, reason: str = "delete") -> CleanupReport:
         """End the conversation's browser and delete its files. Idempotent; never raises.
@@ -213,7 +220,7 @@ class BrowserSessionManager:
     async def _run_in_slot(
         self, slot: _Slot, tool: Any, args: dict[str, Any], timeout: float
     ) -> ToolOutput:
-        ctx = ToolContext(slot.conversation_id, self.settings, self.working_dir, self)
+        ctx = ToolContext(slot.conversation_id, self.settings, self.working_dir, self, slot)
         slot.in_call += 1
         slot.stop_reason = None
         self._changed.set()
@@ -242,9 +249,10 @@ class BrowserSessionManager:
             self._nursery.start_soon(self._expire, slot, reason)
         return output
 
-    async def _browser_for_call(self, conversation_id: str) -> BrowserSession:
-        slot = self._slot(conversation_id)
+    async def _browser_for_call(self, slot: _Slot) -> BrowserSession:
         async with slot.launch_lock:
+            if slot.deleted:
+                raise SessionClosedError(slot.conversation_id, slot.stop_reason or "delete")
             session = slot.session
             if session is not None and session.alive:
                 slot.call_session = session
@@ -253,11 +261,11 @@ class BrowserSessionManager:
                 await session.aclose("crash")
             if self._closing:
                 raise SessionError("The service is shutting down.")
-            dirs = self._dirs_for(conversation_id)
+            dirs = self._dirs_for(slot)
             try:
                 session = await self._nursery.start(
                     run_browser_session,
-                    conversation_id,
+                    slot.conversation_id,
                     self.settings,
                     dirs,
                     self.instance_id,
@@ -275,18 +283,19 @@ class BrowserSessionManager:
                 self.metrics.inc("browser_tool_launches_total", outcome="error")
                 raise
             self.metrics.inc("browser_tool_launches_total", outcome="ok")
+            if slot.deleted:  # deleted while launching, with no call to cancel
+                await session.aclose(slot.stop_reason or "delete")
+                dirs.remove()  # the launch wrote into it after kill_session removed it
+                raise SessionClosedError(slot.conversation_id, slot.stop_reason or "delete")
             slot.session = slot.call_session = session
             self._changed.set()
             return session  # type: ignore[no-any-return]
 
-    def _existing_browser(self, conversation_id: str) -> BrowserSession | None:
-        slot = self._slots.get(conversation_id)
-        return slot.session if slot and slot.session and slot.session.alive else None
-
-    def _dirs_for(self, conversation_id: str) -> SessionDirs:
-        slot = self._slot(conversation_id)
+    def _dirs_for(self, slot: _Slot) -> SessionDirs:
+        if slot.deleted:
+            raise SessionClosedError(slot.conversation_id, slot.stop_reason or "delete")
         if slot.dirs is None or not slot.dirs.root.exists():
-            root = self._layout.sessions_dir / session_dir_name(conversation_id)
+            root = self._layout.sessions_dir / session_dir_name(slot.conversation_id)
             slot.dirs = SessionDirs(root).create(self.instance_id)
         return slot.dirs
 

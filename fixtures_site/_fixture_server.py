@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -33,6 +35,7 @@ class FixtureServer:
         self.host: str = str(host)
         self.port: int = int(port)
         self.url = f"http://{self.host}:{self.port}"
+        self._ids = itertools.count(1)
         self._close_lock = threading.Lock()
         self._closed = False
         self._thread = threading.Thread(
@@ -54,14 +57,30 @@ class FixtureServer:
         """A snapshot of the request counts."""
         return FixtureStatistics(*self._httpd.counts())
 
-    def wait_parked(self, count: int = 1, timeout: float = 10.0) -> None:
-        """Block until at least `count` /slow or /hang requests are waiting on the server.
+    def hang_path(self) -> str:
+        """A /hang path no other caller of this server gets ("/hang?id=3"): wait_parked(path=)
+        on it sees only the requests made for it."""
+        return f"/hang?id={next(self._ids)}"
 
-        This is the readiness signal for tests that close the server under a hung request.
-        Raises TimeoutError if that has not happened within `timeout` seconds.
+    def wait_parked(
+        self, count: int = 1, timeout: float = 10.0, *, path: str | None = None
+    ) -> None:
+        """Block until at least `count` /slow or /hang requests are waiting on the server; with
+        `path` ("/hang?id=3", as given to url_for), only requests for exactly that path count.
+
+        This is the readiness signal for tests that act under a hung request. Raises
+        TimeoutError if that has not happened within `timeout` seconds.
         """
-        if not self._httpd.wait_parked(lambda parked: parked >= count, timeout):
-            raise TimeoutError(f"fewer than {count!r} requests parked after {timeout!r} s")
+        if not self._httpd.wait_parked(_at_least(count, path), timeout):
+            where = "" if path is None else f" at {path!r}"
+            raise TimeoutError(f"fewer than {count!r} requests parked{where} after {timeout!r} s")
+
+    def wait_unparked(self, timeout: float = 10.0, *, path: str | None = None) -> None:
+        """Block until no /slow or /hang request (with `path`: none for that path) is waiting,
+        as after its client hung up. Raises TimeoutError after `timeout` seconds."""
+        if not self._httpd.wait_parked(lambda parked: not _at_least(1, path)(parked), timeout):
+            where = "" if path is None else f" at {path!r}"
+            raise TimeoutError(f"requests still parked{where} after {timeout!r} s")
 
     def close(self) -> None:
         """Stop serving, answer parked /slow and /hang requests with 503, join the thread.
@@ -79,7 +98,17 @@ class FixtureServer:
             self._httpd.shutdown()
             self._httpd.server_close()
             self._thread.join()
-            self._httpd.wait_parked(lambda parked: parked == 0, _RELEASE_TIMEOUT)
+            self._httpd.wait_parked(lambda parked: parked.total() == 0, _RELEASE_TIMEOUT)
+
+
+def _at_least(count: int, path: str | None) -> Callable[[Counter[str]], bool]:
+    """A test of the parked counts: `count` or more in all, or at `path` when given."""
+    target = None if path is None else "/" + path.removeprefix("/")
+
+    def reached(parked: Counter[str]) -> bool:
+        return (parked.total() if target is None else parked[target]) >= count
+
+    return reached
 
 
 def serve_fixtures(host: str = "127.0.0.1", port: int = 0) -> FixtureServer:

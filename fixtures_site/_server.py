@@ -3,23 +3,31 @@
     /                     index.html
     /<page>.html          a fixture page (see page_names())
     /slow?delay=S[&page=P] waits S seconds (capped at MAX_DELAY), then a small page, or page P
-    /hang                 never answers until the server closes
+    /hang[?anything]      never answers until the server closes or the client goes away
     /api/data.json        API_DATA as JSON
     /download/<name>      DOWNLOAD_BODY as an attachment named <name>
     anything else         404
 
 /slow and /hang park on one `closing` event, so closing the server releases them at once
-(they then answer 503) instead of holding a thread, or a test, for up to two minutes.
+(they then answer 503) instead of holding a thread, or a test, for up to two minutes. A parked
+request also ends when its client closes the connection (a killed browser), so one test's hung
+request never counts as parked in the next. Parked requests are counted per request target
+("/hang?id=7"), so a test can wait for exactly its own.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 import re
+import select
+import socket
 import socketserver
 import sys
 import threading
+import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -37,6 +45,26 @@ _API_BODY = json.dumps(dict(API_DATA)).encode()
 
 _DOWNLOAD_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
 _SLOW_PAGE = b"<!doctype html><title>Fixture Slow</title><h1>Slow</h1><p>waited %.3f s</p>\n"
+# How often a parked request looks whether its client went away (a closed socket has no event
+# to wait on together with `closing`).
+_PEER_POLL = 0.1
+
+
+class ParkEnd(enum.Enum):
+    """How a parked request's wait ended."""
+
+    WAITED = "waited"  # its delay ran out
+    CLOSING = "closing"  # the server is closing
+    GONE = "gone"  # the client closed the connection
+
+
+def _peer_closed(conn: socket.socket) -> bool:
+    """Whether the client closed its side (or the socket broke). Never blocks."""
+    try:
+        readable, _, _ = select.select([conn], [], [], 0)
+        return bool(readable) and conn.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
 
 
 class FixtureHTTPServer(ThreadingHTTPServer):
@@ -49,7 +77,7 @@ class FixtureHTTPServer(ThreadingHTTPServer):
         self.closing = threading.Event()
         self._counts = threading.Condition()
         self.requests_handled = 0
-        self.requests_parked = 0
+        self.parked: Counter[str] = Counter()  # request target -> requests waiting
         super().__init__((host, port), _Handler)
 
     def server_bind(self) -> None:
@@ -74,24 +102,33 @@ class FixtureHTTPServer(ThreadingHTTPServer):
     def counts(self) -> tuple[int, int]:
         """(requests_handled, requests_parked), read together."""
         with self._counts:
-            return self.requests_handled, self.requests_parked
+            return self.requests_handled, self.parked.total()
 
-    def park(self, seconds: float | None) -> bool:
-        """Wait `seconds` (None: forever) or until closing; True if the wait ran its course."""
+    def park(self, seconds: float | None, target: str, conn: socket.socket) -> ParkEnd:
+        """Wait `seconds` (None: forever), until closing, or until the client hangs up."""
+        deadline = None if seconds is None else time.monotonic() + seconds
         with self._counts:
-            self.requests_parked += 1
+            self.parked[target] += 1
             self._counts.notify_all()
         try:
-            return not self.closing.wait(seconds)
+            while True:
+                left = _PEER_POLL if deadline is None else deadline - time.monotonic()
+                if left <= 0:
+                    return ParkEnd.WAITED
+                if self.closing.wait(min(left, _PEER_POLL)):
+                    return ParkEnd.CLOSING
+                if _peer_closed(conn):
+                    return ParkEnd.GONE
         finally:
             with self._counts:
-                self.requests_parked -= 1
+                self.parked[target] -= 1
+                self.parked += Counter()  # drops targets at zero
                 self._counts.notify_all()
 
-    def wait_parked(self, reached: Callable[[int], bool], timeout: float) -> bool:
-        """Wait until `reached(requests_parked)`; False if `timeout` seconds passed first."""
+    def wait_parked(self, reached: Callable[[Counter[str]], bool], timeout: float) -> bool:
+        """Wait until `reached(parked)`; False if `timeout` seconds passed first."""
         with self._counts:
-            return self._counts.wait_for(lambda: reached(self.requests_parked), timeout)
+            return self._counts.wait_for(lambda: reached(self.parked), timeout)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -117,8 +154,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/slow":
             self._slow(server, query)
         elif path == "/hang":
-            server.park(None)
-            self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain", b"server closing\n")
+            if server.park(None, self.path, self.connection) is ParkEnd.CLOSING:
+                self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain", b"server closing\n")
         elif path.removeprefix("/") in server.pages:
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", server.pages[path[1:]])
         else:
@@ -137,7 +174,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.NOT_FOUND, "text/plain", b"no such page\n")
             return
         delay = min(delay, MAX_DELAY)
-        if not server.park(delay):
+        end = server.park(delay, self.path, self.connection)
+        if end is ParkEnd.GONE:
+            return
+        if end is ParkEnd.CLOSING:
             self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain", b"server closing\n")
         elif page is None:
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", _SLOW_PAGE % delay)

@@ -6,8 +6,9 @@ every Chrome with setsid, so one killpg reaches exactly its group).
 
 Chrome's child processes (zygotes, GPU, renderers: `--type=...`) carry neither marker nor
 profile. A group whose leader is gone is proven ours through its record instead: every live
-member must run as our uid and be a child process of the recorded binary, and the record must
-name a group led by its own pid.
+member must run as our uid and the recorded binary, and be a Chrome child (or, caught in the
+moment of its birth, a fork of the browser carrying the record's marker, or a process with an
+empty command line); the record must name a group led by its own pid.
 """
 
 from __future__ import annotations
@@ -41,12 +42,14 @@ def words(argv: tuple[str, ...]) -> tuple[str, ...]:
     return argv
 
 
-def _runs(proc: ProcInfo, argv0: str, chrome_path: str) -> bool:
-    # Chrome starts some children (the network service) as /proc/self/exe: then the kernel's
-    # record of the executable must be the recorded binary.
+def _runs_binary(proc: ProcInfo, argv0: str | None, chrome_path: str) -> bool:
+    """Whether `proc` runs the recorded binary: by its argv[0], or by the kernel's record of its
+    executable (children Chrome starts as /proc/self/exe; a child caught between fork and exec or
+    while rewriting its command line). After a package upgrade the kernel says "(deleted)"."""
     if argv0 == chrome_path:
         return True
-    return argv0 == "/proc/self/exe" and proc.exe == os.path.realpath(chrome_path)
+    real = os.path.realpath(chrome_path)
+    return proc.exe in (real, real + " (deleted)")
 
 
 def is_chrome_child(argv: tuple[str, ...]) -> bool:
@@ -78,9 +81,25 @@ def group_doubt(record: PidRecord, members: list[ProcInfo], *, uid: int) -> str 
     if record.pgid != record.pid:
         return f"the record's pgid {record.pgid} is not its pid {record.pid}"
     for p in members:
-        argv = words(p.argv or ())
         if p.uid != uid:
             return f"member {p.pid} runs as uid {p.uid}"
-        if not argv or not _runs(p, argv[0], record.chrome_path) or not is_chrome_child(argv):
-            return f"member {p.pid} is not a child process of {record.chrome_path!r}"
+        if (why := _member_doubt(p, record)) is not None:
+            return f"member {p.pid} {why}"
+    return None
+
+
+def _member_doubt(proc: ProcInfo, record: PidRecord) -> str | None:
+    """Why live member `proc` of a leaderless group is not provably a process of `record`'s
+    Chrome. A member is one of: a child (`--type=...`); a fork of the browser not yet turned
+    into a child (the browser's own command line, so the record's marker); a process whose
+    command line is empty for a moment (being rewritten). All must run the recorded binary."""
+    argv = words(proc.argv or ())
+    if not _runs_binary(proc, argv[0] if argv else None, record.chrome_path):
+        shown = " ".join(argv[:2])[:120]
+        return f"is not a child process of {record.chrome_path!r} (runs {proc.exe!r}: {shown!r})"
+    if not argv or not argv[0] or is_chrome_child(argv):
+        return None
+    marker = marker_instance(argv)
+    if marker != record.instance_id:
+        return f"looks like a browser with marker {marker!r}, not the record's child"
     return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -217,6 +218,37 @@ def test_close_releases_parked_requests(http: httpx.Client, site: FixtureServer,
 def test_wait_parked_times_out(site: FixtureServer) -> None:
     with pytest.raises(TimeoutError):
         site.wait_parked(1, timeout=0)
+
+
+def _raw_get(site: FixtureServer, path: str) -> socket.socket:
+    sock = socket.create_connection((site.host, site.port))
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {site.host}\r\n\r\n".encode())
+    return sock
+
+
+def test_wait_parked_with_a_path_counts_only_that_path(site: FixtureServer) -> None:
+    mine, other = site.hang_path(), site.hang_path()
+    assert mine != other
+    with _raw_get(site, other):
+        site.wait_parked(path=other)
+        with pytest.raises(TimeoutError, match="at '/hang"):
+            site.wait_parked(path=mine, timeout=0)
+        with _raw_get(site, mine):
+            site.wait_parked(path=mine)
+            site.wait_parked(2)
+            assert site.statistics().requests_parked == 2
+
+
+@pytest.mark.parametrize("path", ["/hang?id=gone", "/slow?delay=120"])
+def test_a_client_that_hangs_up_ends_its_parked_request(site: FixtureServer, path: str) -> None:
+    with _raw_get(site, path):
+        site.wait_parked(path=path)
+    site.wait_unparked(path=path)  # well before /slow's two minutes: the client is gone
+    assert site.statistics().requests_parked == 0
+    with _raw_get(site, "/hang?id=kept"):
+        site.wait_parked(path="/hang?id=kept")
+        with pytest.raises(TimeoutError, match="still parked"):
+            site.wait_unparked(timeout=0)
 
 
 def test_close_is_idempotent_and_stops_serving(http: httpx.Client, site: FixtureServer) -> None:

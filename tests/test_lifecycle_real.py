@@ -7,11 +7,15 @@ from __future__ import annotations
 import os
 import signal
 import time
+from functools import partial
 from pathlib import Path
 
+import pytest
 import trio
+import trio.testing
 
-from browser_tool import BrowserSessionManager, open_session_manager
+from browser_tool import BrowserSessionManager, SessionClosedError, open_session_manager
+from browser_tool._context import ToolContext
 from chrome_launcher import live_group_members, read_records
 from fixtures_site import FixtureServer
 
@@ -84,15 +88,17 @@ async def test_kill_session_during_a_hung_navigate(
     [info] = manager.list_sessions()
     assert info.pid is not None
     outputs = []
+    hang = site.hang_path()  # its own: another test's hung request must not look like ours
 
     async def hung() -> None:
         outputs.append(
-            await manager.call_tool("conv-1", "browser_navigate", {"url": site.url_for("/hang")})
+            await manager.call_tool("conv-1", "browser_navigate", {"url": site.url_for(hang)})
         )
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(hung)
-        await trio.to_thread.run_sync(site.wait_parked)  # the request reached the server
+        # The request reached the server.
+        await trio.to_thread.run_sync(partial(site.wait_parked, path=hang))
         started = time.monotonic()
         report = await manager.kill_session("conv-1")
         elapsed = time.monotonic() - started
@@ -109,6 +115,51 @@ async def test_kill_session_during_a_hung_navigate(
     assert list((state_dir / "sessions").iterdir()) == []
     again = await manager.kill_session("conv-1")  # idempotent
     assert not again.existed
+
+
+async def test_a_delete_during_a_launch_leaves_no_browser_behind(
+    manager: BrowserSessionManager, state_dir: Path
+) -> None:
+    # get_or_create has no call to cancel: the launch runs on, and its browser must not
+    # outlive the deleted conversation untracked (no idle reaper would ever find it).
+    failures: list[BaseException] = []
+
+    async def get() -> None:
+        try:
+            await manager.get_or_create("c")
+        except SessionClosedError as exc:
+            failures.append(exc)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(get)
+        await trio.testing.wait_all_tasks_blocked()  # blocked inside the launch
+        assert manager.list_sessions() == []  # starting, not yet a browser
+        report = await manager.kill_session("c")
+    assert report.existed
+    [failure] = failures
+    assert "closed (delete)" in str(failure)
+    assert manager.list_sessions() == []
+    assert read_records(state_dir / "pids") == []
+    assert list((state_dir / "sessions").iterdir()) == []
+    assert not (await manager.kill_session("c")).existed
+
+
+async def test_a_call_context_cannot_revive_its_deleted_conversation(
+    manager: BrowserSessionManager, state_dir: Path
+) -> None:
+    await ok(manager, "browser_eval", expression="1")
+    slot = manager._slots["conv-1"]
+    ctx = ToolContext("conv-1", manager.settings, manager.working_dir, manager, slot)
+    assert ctx.existing_browser() is not None
+    await manager.kill_session("conv-1")
+    assert ctx.existing_browser() is None
+    with pytest.raises(SessionClosedError):
+        await ctx.browser()
+    with pytest.raises(SessionClosedError):
+        ctx.dirs()
+    assert manager.list_sessions() == []
+    assert list((state_dir / "sessions").iterdir()) == []
+    assert not (await manager.kill_session("conv-1")).existed
 
 
 async def test_a_killed_chrome_is_replaced_and_the_result_says_so(

@@ -293,6 +293,34 @@ def test_a_leaderless_group_that_is_not_provably_ours_is_spared(member: ProcInfo
     ]
 
 
+DELETED = CHROME + " (deleted)"
+
+
+@pytest.mark.parametrize(
+    ("member", "proven"),
+    [
+        # A fork of the browser stopped before it became a child: the browser's command line.
+        (chrome(11, pgid=10, start=101), True),
+        (chrome(11, pgid=10, start=101, instance="other-1"), False),
+        (chrome(11, pgid=10, start=101, instance=None), False),
+        # A child rewriting its command line: /proc/<pid>/cmdline is empty for a moment.
+        (ProcInfo(11, 10, 101, True, UID, ("",), CHROME), True),
+        (ProcInfo(11, 10, 101, True, UID, (), CHROME), True),
+        (ProcInfo(11, 10, 101, True, UID, ("",), "/usr/bin/python3"), False),
+        (ProcInfo(11, 10, 101, True, UID, ("",), None), False),
+        # After a package upgrade replaced the binary under a running child.
+        (ProcInfo(11, 10, 101, True, UID, ("/proc/self/exe --type=utility",), DELETED), True),
+    ],
+    ids=["fork", "fork-other-marker", "fork-no-marker", "empty-argv", "no-argv",
+         "empty-argv-other-exe", "empty-argv-no-exe", "deleted-binary"],
+)  # fmt: skip
+def test_members_caught_between_fork_and_exec_are_proven_by_binary_and_marker(
+    member: ProcInfo, proven: bool
+) -> None:
+    p = plan(snapshot([child(12, 10), member], [record(10)]))
+    assert [k.what for k in p.kills] == (["group"] if proven else []), p.spared
+
+
 def test_members_older_than_the_record_are_not_its_group() -> None:
     p = plan(snapshot([ProcInfo(11, 10, 50, True, UID, ("sleep",))], [record(10)]))
     assert p.kills == ()
