@@ -23,6 +23,7 @@ from ._http_wire import (
     json_reply,
     parse_json_object,
     read_body,
+    while_connected,
 )
 from ._manager import BrowserSessionManager
 from ._settings import Settings
@@ -74,7 +75,9 @@ class Endpoints:
             raise HttpError(404, "unknown_tool", str(UnknownToolError(tool)))
         tool_input = await self._json_body(req)
         try:
-            output = await self._manager.call_tool(conversation_id, tool, tool_input)
+            output = await while_connected(
+                req.receive, lambda: self._manager.call_tool(conversation_id, tool, tool_input)
+            )
         except UnknownToolError as exc:
             raise HttpError(404, "unknown_tool", str(exc)) from None
         except InvalidInputError as exc:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+import trio
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -15,6 +17,8 @@ Send = Callable[[Message], Awaitable[None]]
 AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 JSON_TYPE = "application/json"
+
+T = TypeVar("T")
 
 
 class HttpError(Exception):
@@ -31,7 +35,7 @@ class HttpError(Exception):
 
 
 class ClientGone(Exception):
-    """The client disconnected before its request body arrived; nobody is left to answer."""
+    """The client disconnected before its answer was ready; nobody is left to answer."""
 
 
 @dataclass(frozen=True)
@@ -126,3 +130,29 @@ def _json_kind(value: object) -> str:
     if isinstance(value, int | float):
         return "a number"
     return "a string" if isinstance(value, str) else "an array"
+
+
+async def while_connected(receive: Receive, work: Callable[[], Awaitable[T]]) -> T:
+    """Run `work` (after the request body was read) unless the client disconnects first: then
+    `work` is cancelled and ClientGone raised, so an abandoned tool call stops at once instead
+    of holding its conversation until its own timeout. Exceptions of `work` pass through."""
+    results: list[T] = []
+    errors: list[Exception] = []
+
+    async def watch(scope: trio.CancelScope) -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        scope.cancel()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watch, nursery.cancel_scope)
+        try:
+            results.append(await work())
+        except Exception as exc:  # re-raised below, unwrapped from the nursery's group
+            errors.append(exc)
+        nursery.cancel_scope.cancel()
+    if errors:
+        raise errors[0]
+    if not results:
+        raise ClientGone
+    return results[0]

@@ -103,14 +103,18 @@ class BrowserSessionManager:
         if self._closing:
             return self._count(name, ToolOutput.error("The service is shutting down."), started)
         slot = self._slot(conversation_id)
-        async with slot.call_lock:
-            if slot.deleted:
-                return self._count(
-                    name,
-                    ToolOutput.error("The conversation was deleted; the call was not run."),
-                    started,
-                )
-            output = await self._run_in_slot(slot, tool, args, timeout)
+        try:
+            async with slot.call_lock:
+                if slot.deleted:
+                    return self._count(
+                        name,
+                        ToolOutput.error("The conversation was deleted; the call was not run."),
+                        started,
+                    )
+                output = await self._run_in_slot(slot, tool, args, timeout)
+        except trio.Cancelled:  # its caller gave up (a client hung up): still a call, failed
+            self._count(name, ToolOutput.error("cancelled by the caller"), started)
+            raise
         return self._count(name, output, started)
 
     async def get_or_create(self, conversation_id: str) -> BrowserSession:

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 import trio
 
+from ._cdp_connection import CdpSession
 from ._context import ToolContext
 from ._duration import format_duration
 from ._errors import CdpError, InvalidInputError, ToolError
@@ -22,6 +23,8 @@ BLOCKED_SCHEMES = ("file", "chrome", "devtools", "view-source", "chrome-extensio
 # After Page.navigate answers net::ERR_ABORTED, how long a download announcement may still be in
 # flight. Chrome sends Browser.downloadWillBegin before the abort, so this is a safety margin.
 _DOWNLOAD_GRACE = 1.0
+# How long Page.stopLoading may take after a navigation timed out or its caller gave up.
+_STOP_GRACE = 2.0
 
 _NET_ERRORS = {
     "net::ERR_CONNECTION_REFUSED": "Failed to connect to {host}",
@@ -76,6 +79,25 @@ async def navigate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> To
     crashed = page.crashed
     download_seen = page.new_download_watch()
     cdp = page.session
+    try:
+        return await _navigate(page, cdp, url, timeout, crashed, download_seen)
+    except trio.Cancelled:
+        # The caller gave up (a client hung up). A pending navigation holds back every later
+        # command to the page until it commits, so stop it before the next call needs the page.
+        shield = trio.CancelScope(shield=True)
+        with shield, trio.move_on_after(_STOP_GRACE), contextlib.suppress(CdpError):
+            await cdp.send("Page.stopLoading")
+        raise
+
+
+async def _navigate(
+    page: Page,
+    cdp: CdpSession,
+    url: str,
+    timeout: float,
+    crashed: trio.Event,
+    download_seen: trio.Event,
+) -> ToolOutput:
     with trio.move_on_after(timeout) as deadline:
         async with cdp.listen("Page.lifecycleEvent", buffer=1000) as lifecycle:
             result = await cdp.send("Page.navigate", {"url": url})
@@ -111,7 +133,7 @@ async def navigate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> To
             return await _finish_download(page)
         return ToolOutput.ok("done")
     if deadline.cancelled_caught:
-        with trio.move_on_after(2.0):
+        with trio.move_on_after(_STOP_GRACE):
             with contextlib.suppress(CdpError):
                 await cdp.send("Page.stopLoading")
         raise ToolError(f"Timeout after {format_duration(timeout)} waiting for page load of {url}")

@@ -91,14 +91,27 @@ async def wait_group_gone(pgid: int, *, within: float) -> bool:
     """Wait up to `within` real seconds for process group `pgid` to have no live member.
 
     The kernel gives no event for the death of a process we did not spawn, so this polls /proc;
-    it uses the real clock because death is real-time even under a fake trio clock.
+    it uses the real clock because death is real-time even under a fake trio clock. One empty
+    scan is not proof: a member that forks and dies between the listing of /proc and the read
+    of its stat leaves a child the scan never saw. So the group is gone when the kernel knows
+    no process in it (killpg 0), or when two scans a poll apart both find no live member (the
+    second lists any such child; zombies nobody reaps keep killpg 0 answering).
     """
     deadline = time.monotonic() + within
-    while live_group_members(pgid):
+    empty_scans = 0
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            pass  # a member of another uid: the scan decides
+        empty_scans = 0 if live_group_members(pgid) else empty_scans + 1
+        if empty_scans >= 2:
+            return True
         if time.monotonic() > deadline:
             return False
         await trio.sleep(0.02)
-    return True
 
 
 @pytest.fixture(params=[HEADLESS_SHELL, CHROMIUM], ids=["headless-shell", "chromium"])

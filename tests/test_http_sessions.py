@@ -9,6 +9,7 @@ leaves a process or a file behind.
 from __future__ import annotations
 
 import base64
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,32 @@ async def test_two_conversations_in_parallel_have_their_own_browsers(state_dir: 
         rows = await sessions(client)
         assert set(rows) == {"alpha", "beta"}
         assert rows["alpha"]["pid"] != rows["beta"]["pid"]
+
+
+async def test_a_client_that_hangs_up_stops_its_call(state_dir: Path) -> None:
+    # Without this the abandoned navigate would hold the conversation for its ten minutes.
+    with running_fixtures() as site:
+        async with running_service(state_dir) as service, service.client() as client:
+            await call(client, "c1", "browser_eval", expression="1")
+            hang = site.hang_path()
+
+            async def abandoned() -> None:
+                async with service.client() as gone:
+                    await call(
+                        gone, "c1", "browser_navigate", url=site.url_for(hang), timeout="10m"
+                    )
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(abandoned)
+                await trio.to_thread.run_sync(partial(site.wait_parked, path=hang))
+                nursery.cancel_scope.cancel()  # closes that client's connection
+            with trio.fail_after(60):  # a guard against the ten minutes, not a timing target
+                after = await call(client, "c1", "browser_eval", expression="2")
+            assert after["output"].startswith("<javascript_result>2</javascript_result>"), after
+            assert (await sessions(client))["c1"]["calls"] == 3
+            metrics = (await client.get("/metrics")).text
+            assert 'browser_tool_tool_calls_total{tool="browser_navigate"} 1' in metrics
+            assert 'browser_tool_tool_errors_total{tool="browser_navigate"} 1' in metrics
 
 
 async def test_delete_during_an_in_flight_call_stops_it(state_dir: Path) -> None:
