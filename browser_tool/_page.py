@@ -30,10 +30,14 @@ _PUMP_EVENTS = (
     "Log.entryAdded",
     "Page.javascriptDialogOpening",
     "Inspector.targetCrashed",
+    "Page.frameStartedNavigating",
+    "Page.frameNavigated",
+    "Page.frameStoppedLoading",
     "Target.targetCreated",
     "Browser.downloadWillBegin",
     "Browser.downloadProgress",
 )
+_SAME_DOCUMENT = ("sameDocument", "historySameDocument")
 _LEVELS = {"warning": "warn", "verbose": "debug", "assert": "error", "trace": "log"}
 _COMMAND_TIMEOUT = 10.0
 
@@ -62,6 +66,10 @@ class Page:
         self.crashed = trio.Event()
         self.cdp: CdpSession | None = None
         self.target_id = ""
+        # The URL of a main-frame navigation to a new document that has not committed yet.
+        # Chrome holds back Runtime.evaluate until it commits (a server that never answers
+        # blocks every script), so an eval that times out says so.
+        self.navigating_to: str | None = None
         self.viewport = (settings.viewport_width, settings.viewport_height)
         # Until setup has adopted our page, and while a crash reset makes a new one, page
         # targets that appear are ours, not popups (Chrome announces its first tab unasked).
@@ -103,6 +111,7 @@ class Page:
         cdp = await self.conn.attach_to_target(target_id, timeout=_COMMAND_TIMEOUT)
         self.cdp, self.target_id = cdp, target_id
         self.crashed = trio.Event()
+        self.navigating_to = None
         for method, params in (
             ("Page.enable", {}),
             ("Runtime.enable", {}),
@@ -164,6 +173,8 @@ class Page:
                 str(entry.get("text", "")),
                 source_of(entry.get("url"), entry.get("lineNumber")),
             )
+        elif event.method.startswith("Page.frame"):
+            self._track_navigation(event.method, p)
         elif event.method == "Page.javascriptDialogOpening":
             await self._handle_dialog(p)
         elif event.method == "Inspector.targetCrashed":
@@ -174,6 +185,16 @@ class Page:
             )
             self.console.add("error", "renderer crashed; page reset to about:blank")
             await self._reset_after_crash()
+
+    def _track_navigation(self, method: str, p: dict[str, Any]) -> None:
+        frame_id = p.get("frameId") or (p.get("frame") or {}).get("id")
+        if frame_id != self.target_id:
+            return  # an iframe's navigation does not hold back the main frame's scripts
+        if method == "Page.frameStartedNavigating":
+            if p.get("navigationType") not in _SAME_DOCUMENT:
+                self.navigating_to = str(p.get("url", ""))
+        else:  # committed (frameNavigated), or stopped, failed or done (frameStoppedLoading)
+            self.navigating_to = None
 
     async def _handle_dialog(self, p: dict[str, Any]) -> None:
         kind = str(p.get("type", "alert"))

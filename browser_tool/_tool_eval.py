@@ -59,6 +59,13 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> To
         with trio.move_on_after(2.0):
             with contextlib.suppress(CdpError):
                 await cdp.send("Runtime.terminateExecution")
+        if deadline.cancelled_caught and page.navigating_to is not None:
+            raise ToolError(
+                f"Timeout after {format_duration(timeout)}: the expression did not run because "
+                f"the page is still navigating to {page.navigating_to}, which has not answered; "
+                "Chrome runs no script on a page until its navigation commits. Wait and retry, "
+                "or call browser_navigate (it replaces the pending navigation)."
+            )
         raise ToolError(
             f"Timeout after {format_duration(timeout)} evaluating the expression; "
             "its execution was terminated and the page is still usable."

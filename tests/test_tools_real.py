@@ -12,6 +12,7 @@ import io
 import json
 import re
 import socket
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,22 @@ async def test_navigate_timeout_leaves_the_page_usable(
     assert out.is_error
     assert out.output.startswith("Timeout after 500ms waiting for page load")
     assert await js(manager, "1 + 1") == 2
+
+
+async def test_an_eval_held_back_by_a_pending_navigation_says_so(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    hang = site.hang_path()
+    await ok(manager, "browser_navigate", url=site.url_for("index.html"))
+    await js(manager, f"location.href = {site.url_for(hang)!r}; 1")  # the page navigates itself
+    await trio.to_thread.run_sync(partial(site.wait_parked, path=hang))
+    out = await call(manager, "browser_eval", expression="2", timeout="1s")
+    assert out.is_error
+    assert f"the page is still navigating to {site.url_for(hang)}, which has not answered" in (
+        out.output
+    )
+    await ok(manager, "browser_navigate", url=site.url_for("index.html"))  # replaces it
+    assert await js(manager, "2") == 2
 
 
 async def test_navigation_that_downloads_saves_the_file(
