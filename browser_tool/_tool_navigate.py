@@ -82,8 +82,8 @@ async def navigate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> To
     try:
         return await _navigate(page, cdp, url, timeout, crashed, download_seen)
     except trio.Cancelled:
-        # The caller gave up (a client hung up). A pending navigation holds back every later
-        # command to the page until it commits, so stop it before the next call needs the page.
+        # The caller gave up (a client hung up). A pending navigation holds back every script
+        # on the page until it commits, so stop it before the next call needs the page.
         shield = trio.CancelScope(shield=True)
         with shield, trio.move_on_after(_STOP_GRACE), contextlib.suppress(CdpError):
             await cdp.send("Page.stopLoading")
