@@ -14,6 +14,7 @@ and deadlines move; so nobody overstays, and virtual-time tests see exact times.
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -168,8 +169,6 @@ class BrowserSessionManager:
         report = await self._stop_browser(slot, "reset")
         slot.note = None
         if slot.dirs is not None:
-            import shutil
-
             shutil.rmtree(slot.dirs.downloads, ignore_errors=True)
             slot.dirs.downloads.mkdir(mode=0o700, exist_ok=True)
         return report

@@ -40,6 +40,7 @@ _PUMP_EVENTS = (
 _SAME_DOCUMENT = ("sameDocument", "historySameDocument")
 _LEVELS = {"warning": "warn", "verbose": "debug", "assert": "error", "trace": "log"}
 _COMMAND_TIMEOUT = 10.0
+_CLEANUP_GRACE = 2.0  # a best-effort clean-up command (stop loading, terminate a script)
 
 
 @dataclass
@@ -79,6 +80,13 @@ class Page:
     def session(self) -> CdpSession:
         assert self.cdp is not None, "page used before setup"
         return self.cdp
+
+    async def send_best_effort(self, method: str) -> None:
+        """Send `method` to the page for a clean-up step: shielded (it runs when the call was
+        cancelled too), at most `_CLEANUP_GRACE` seconds, and a CDP error is not the caller's."""
+        shield = trio.CancelScope(shield=True)
+        with shield, trio.move_on_after(_CLEANUP_GRACE), contextlib.suppress(CdpError):
+            await self.session.send(method)
 
     def take_notes(self) -> list[str]:
         notes, self.notes = self.notes, []

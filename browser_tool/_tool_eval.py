@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 from typing import Any
 
@@ -10,7 +9,7 @@ import trio
 
 from ._context import ToolContext
 from ._duration import format_duration
-from ._errors import CdpError, ToolError
+from ._errors import ToolError
 from ._output import ToolOutput, spill_large_text
 from ._page import exception_text
 from ._race import first_of
@@ -56,9 +55,7 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> To
         outcome = await first_of(done=run, crashed=crashed.wait)
     if deadline.cancelled_caught or _was_terminated(result):
         # Stop whatever still runs so the page stays usable for the next call.
-        with trio.move_on_after(2.0):
-            with contextlib.suppress(CdpError):
-                await cdp.send("Runtime.terminateExecution")
+        await page.send_best_effort("Runtime.terminateExecution")
         if deadline.cancelled_caught and page.navigating_to is not None:
             raise ToolError(
                 f"Timeout after {format_duration(timeout)}: the expression did not run because "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 from pathlib import Path
@@ -11,10 +10,9 @@ from urllib.parse import urlsplit
 
 import trio
 
-from ._cdp_connection import CdpSession
 from ._context import ToolContext
 from ._duration import format_duration
-from ._errors import CdpError, InvalidInputError, ToolError
+from ._errors import InvalidInputError, ToolError
 from ._output import ToolOutput
 from ._page import Download, Page
 from ._race import first_of
@@ -23,8 +21,6 @@ BLOCKED_SCHEMES = ("file", "chrome", "devtools", "view-source", "chrome-extensio
 # After Page.navigate answers net::ERR_ABORTED, how long a download announcement may still be in
 # flight. Chrome sends Browser.downloadWillBegin before the abort, so this is a safety margin.
 _DOWNLOAD_GRACE = 1.0
-# How long Page.stopLoading may take after a navigation timed out or its caller gave up.
-_STOP_GRACE = 2.0
 
 _NET_ERRORS = {
     "net::ERR_CONNECTION_REFUSED": "Failed to connect to {host}",
@@ -74,30 +70,20 @@ def describe_net_error(error_text: str, url: str) -> str:
 
 async def navigate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> ToolOutput:
     url = check_url(args["url"], ctx.settings.allowed_url_schemes)
-    session = await ctx.browser()
-    page = session.page
-    crashed = page.crashed
-    download_seen = page.new_download_watch()
-    cdp = page.session
+    page = (await ctx.browser()).page
     try:
-        return await _navigate(page, cdp, url, timeout, crashed, download_seen)
+        return await _navigate(page, url, timeout)
     except trio.Cancelled:
         # The caller gave up (a client hung up). A pending navigation holds back every script
         # on the page until it commits, so stop it before the next call needs the page.
-        shield = trio.CancelScope(shield=True)
-        with shield, trio.move_on_after(_STOP_GRACE), contextlib.suppress(CdpError):
-            await cdp.send("Page.stopLoading")
+        await page.send_best_effort("Page.stopLoading")
         raise
 
 
-async def _navigate(
-    page: Page,
-    cdp: CdpSession,
-    url: str,
-    timeout: float,
-    crashed: trio.Event,
-    download_seen: trio.Event,
-) -> ToolOutput:
+async def _navigate(page: Page, url: str, timeout: float) -> ToolOutput:
+    crashed = page.crashed
+    download_seen = page.new_download_watch()
+    cdp = page.session
     with trio.move_on_after(timeout) as deadline:
         async with cdp.listen("Page.lifecycleEvent", buffer=1000) as lifecycle:
             result = await cdp.send("Page.navigate", {"url": url})
@@ -133,9 +119,7 @@ async def _navigate(
             return await _finish_download(page)
         return ToolOutput.ok("done")
     if deadline.cancelled_caught:
-        with trio.move_on_after(_STOP_GRACE):
-            with contextlib.suppress(CdpError):
-                await cdp.send("Page.stopLoading")
+        await page.send_best_effort("Page.stopLoading")
         raise ToolError(f"Timeout after {format_duration(timeout)} waiting for page load of {url}")
     raise AssertionError("unreachable")
 

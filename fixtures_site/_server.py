@@ -122,7 +122,8 @@ class FixtureHTTPServer(ThreadingHTTPServer):
         finally:
             with self._counts:
                 self.parked[target] -= 1
-                self.parked += Counter()  # drops targets at zero
+                if not self.parked[target]:
+                    del self.parked[target]
                 self._counts.notify_all()
 
     def wait_parked(self, reached: Callable[[Counter[str]], bool], timeout: float) -> bool:
