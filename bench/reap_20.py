@@ -18,7 +18,7 @@ import trio
 
 from chrome_launcher import HEADLESS_SHELL, live_group_members
 from orphan_reaper import reap_orphans
-from tests.helpers.plant_orphans import killed_after, plant
+from tests.support.plant_orphans import killed_after, plant
 
 COUNT = 20
 

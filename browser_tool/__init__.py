@@ -3,11 +3,7 @@
 The public names are re-exported here; front ends and other packages use nothing else.
 """
 
-from ._cdp_connection import CdpConnection, CdpResult, CdpSession, open_cdp_connection
-from ._cdp_events import CdpEvent
-from ._cdp_stats import CdpStatistics
-from ._context import ToolContext
-from ._conversation import CONVERSATION_ID_PATTERN, session_dir_name, validate_conversation_id
+from ._conversation_ids import CONVERSATION_ID_PATTERN, session_dir_name, validate_conversation_id
 from ._duration import format_duration, parse_duration
 from ._errors import (
     BrowserLaunchError,
@@ -16,18 +12,36 @@ from ._errors import (
     CdpConnectionError,
     CdpError,
     CdpTimeoutError,
+    ClientGone,
+    DoorError,
+    HttpError,
     InvalidInputError,
+    ListenError,
+    ListenPolicyError,
+    NoConversationError,
+    ResultParseError,
+    ServiceError,
     SessionClosedError,
     SessionError,
     ToolError,
 )
-from ._images import FittedImage, ImageLimits, fit_image, image_size, read_image_file
 from ._manager import BrowserSessionManager, open_session_manager
-from ._output import ToolImage, ToolOutput
 from ._reports import CleanupReport, SessionInfo
-from ._session import BrowserSession, SessionState
 from ._settings import Settings
-from ._tools import UnknownToolError, tool_definitions
+from .browser import BrowserSession, SessionState
+from .cdp import CdpConnection, CdpEvent, CdpResult, CdpSession, CdpStatistics, open_cdp_connection
+from .tools import (
+    FittedImage,
+    ImageLimits,
+    ToolContext,
+    ToolImage,
+    ToolOutput,
+    UnknownToolError,
+    fit_image,
+    image_size,
+    read_image_file,
+    tool_definitions,
+)
 
 __all__ = [
     "CONVERSATION_ID_PATTERN",
@@ -45,9 +59,17 @@ __all__ = [
     "CdpStatistics",
     "CdpTimeoutError",
     "CleanupReport",
+    "ClientGone",
+    "DoorError",
     "FittedImage",
+    "HttpError",
     "ImageLimits",
     "InvalidInputError",
+    "ListenError",
+    "ListenPolicyError",
+    "NoConversationError",
+    "ResultParseError",
+    "ServiceError",
     "SessionClosedError",
     "SessionError",
     "SessionInfo",

@@ -1,5 +1,5 @@
 """`python -m browser_tool`: the same as the `browser-tool` command."""
 
-from ._cli import main
+from .cli import main
 
 raise SystemExit(main())

@@ -2,14 +2,23 @@
 
     BrowserToolError                    root: everything browser_tool raises on purpose
     ├── InvalidInputError               bad input; names the field and the rule (`field`, `rule`)
+    │   └── UnknownToolError            no tool of that name (tools/_registry.py: it lists them)
     ├── CdpError                        talking to Chrome failed
     │   ├── CdpConnectionError          could not connect, or the socket closed (`reason`)
     │   ├── CdpCommandError             Chrome answered a command with an error (`method`, `code`)
-    │   └── CdpTimeoutError             no answer within the command's timeout (`method`, `timeout`)
+    │   ├── CdpTimeoutError             no answer within the command's timeout (`method`, `timeout`)
+    │   └── ResultParseError            a result pycdp_old cannot type; the raw dict is used instead
     ├── SessionError                    a conversation's browser could not serve the call
     │   ├── SessionClosedError          the session was killed (delete hook, reaper, shutdown)
     │   └── BrowserLaunchError          Chrome did not start (wraps chrome_launcher.LaunchError)
-    └── ToolError                       a tool failed in a way the model should read (`message`)
+    ├── ToolError                       a tool failed in a way the model should read (`message`)
+    └── DoorError                       a front end (server, CLI) could not start or serve
+        ├── ListenPolicyError           a non-loopback address without a token (the CLI exits 2)
+        ├── ListenError                 the address could not be bound (the CLI exits 1)
+        ├── HttpError                   answer this request with `status` and error `code`
+        ├── ClientGone                  the HTTP client hung up; nobody is left to answer
+        ├── NoConversationError         an MCP request names no conversation
+        └── ServiceError                the CLI could not reach the service (`exit_code`)
 
 Nothing outside browser_tool sees trio_websocket, json or OSError exceptions: they are
 translated at the call that raises them.
@@ -86,3 +95,50 @@ class BrowserLaunchError(SessionError):
 
 class ToolError(BrowserToolError):
     """A tool failed; the message is written for the model to read."""
+
+
+class ResultParseError(CdpError):
+    """pycdp_old could not turn a command's raw result into its typed value. The connection
+    catches it and returns the raw result with `value=None`; callers never see it."""
+
+
+class DoorError(BrowserToolError):
+    """A front end (the HTTP or MCP server, the CLI) could not start or serve a request."""
+
+
+class ListenPolicyError(DoorError):
+    """Serving on this address without a token is refused (the CLI exits 2)."""
+
+
+class ListenError(DoorError):
+    """The service could not bind its address (in use, not ours, ...); the CLI exits 1."""
+
+
+class HttpError(DoorError):
+    """Answer the request with `status` and the error shape; `code` is a stable identifier."""
+
+    def __init__(
+        self, status: int, code: str, message: str, headers: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+
+
+class ClientGone(DoorError):
+    """The client disconnected before its answer was ready; nobody is left to answer."""
+
+
+class NoConversationError(DoorError):
+    """This MCP request cannot be tied to a conversation; the message says what the client
+    should do instead. It becomes an error result."""
+
+
+class ServiceError(DoorError):
+    """The CLI could not reach the service, or it refused; `exit_code` says which kind."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code

@@ -26,8 +26,7 @@ import trio
 from chrome_launcher import InstanceLock, StateLayout, group_rss_bytes
 from orphan_reaper import ReapReport, reap_orphans
 
-from ._context import ToolContext
-from ._conversation import session_dir_name, validate_conversation_id
+from ._conversation_ids import session_dir_name, validate_conversation_id
 from ._duration import format_duration
 from ._errors import (
     BrowserLaunchError,
@@ -37,11 +36,10 @@ from ._errors import (
     ToolError,
 )
 from ._metrics import Metrics
-from ._output import ToolOutput
 from ._reports import CleanupReport, SessionInfo
-from ._session import BrowserSession, SessionDirs, SessionState, run_browser_session
 from ._settings import Settings
-from ._tools import find_tool, prepare_input, run_tool
+from .browser import BrowserSession, SessionDirs, SessionState, run_browser_session
+from .tools import ToolContext, ToolOutput, find_tool, prepare_input, run_tool
 
 log = logging.getLogger("browser_tool.manager")
 

@@ -1,0 +1,202 @@
+"""BrowserSession: one conversation's Chrome, its CDP connection and its page.
+
+A session lives in a task of the manager's nursery (`run_browser_session`), because the CDP
+connection and Chrome's watchers are scoped resources that must be opened and closed by one
+task. Callers use it from their own tasks; the manager cancels a caller's in-flight call when
+the session closes, so nobody waits on a dead browser.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import shutil
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from chrome_launcher import ChromeProcess, KillReport, KillTiming, LaunchError, LaunchOptions
+from chrome_launcher import launch_chrome as _launch_chrome
+from orphan_reaper import write_session_owner
+
+from .._errors import BrowserLaunchError, CdpError
+from .._settings import Settings
+from ..cdp import CdpConnection, open_cdp_connection
+from ._page import Page
+
+log = logging.getLogger("browser_tool.session")
+
+
+class SessionState(enum.Enum):
+    STARTING = "starting"
+    READY = "ready"
+    CLOSING = "closing"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class SessionDirs:
+    """The conversation's dir and what lives in it. The profile goes with the browser (it is
+    inside chrome-<token>/); downloads, screenshots and outputs go with the conversation."""
+
+    root: Path
+
+    @property
+    def downloads(self) -> Path:
+        return self.root / "downloads"
+
+    @property
+    def screenshots(self) -> Path:
+        return self.root / "screenshots"
+
+    @property
+    def outputs(self) -> Path:
+        return self.root / "outputs"
+
+    def create(self, instance_id: str) -> SessionDirs:
+        for path in (self.root, self.downloads, self.screenshots, self.outputs):
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # The reaper removes session dirs whose owner instance is dead; this says who owns it.
+        write_session_owner(self.root, instance_id)
+        return self
+
+    def remove(self) -> str | None:
+        """Delete the whole dir; return an error text instead of raising."""
+        try:
+            shutil.rmtree(self.root)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"could not delete {str(self.root)!r}: {exc}"
+        return None
+
+
+class BrowserSession:
+    """One Chrome for one conversation. Built only by `run_browser_session`."""
+
+    def __init__(
+        self, conversation_id: str, chrome: ChromeProcess, conn: CdpConnection, page: Page
+    ) -> None:
+        self.conversation_id = conversation_id
+        self.chrome = chrome
+        self.conn = conn
+        self.page = page
+        self.state = SessionState.READY
+        self.started_at = trio.current_time()
+        self.close_reason: str | None = None
+        self.close_requested_at: float | None = None  # trio time aclose() was first called
+        self.report: KillReport | None = None
+        self._close_requested = trio.Event()
+        self._closed = trio.Event()
+
+    @property
+    def pid(self) -> int:
+        return self.chrome.pid
+
+    @property
+    def alive(self) -> bool:
+        return self.state is SessionState.READY and not self.chrome.exited and not self.conn.closed
+
+    async def aclose(self, reason: str) -> KillReport | None:
+        """Close the session (idempotent) and return the kill ladder's report. Never raises."""
+        if self.close_reason is None:
+            self.close_reason = reason
+        if self.close_requested_at is None:
+            self.close_requested_at = trio.current_time()
+        if self.state is SessionState.READY:
+            self.state = SessionState.CLOSING
+        self._close_requested.set()
+        with trio.CancelScope(shield=True):
+            await self._closed.wait()
+        return self.report
+
+    async def wait_closed(self) -> None:
+        await self._closed.wait()
+
+    async def _wait_for_end(self) -> None:
+        """Return when a close is requested, Chrome exits, or the connection drops."""
+        async with trio.open_nursery() as race:
+
+            async def watch(fn: Callable[[], Awaitable[None]], reason: str | None) -> None:
+                await fn()
+                if self.close_reason is None and reason is not None:
+                    self.close_reason = reason
+                race.cancel_scope.cancel()
+
+            race.start_soon(watch, self._close_requested.wait, None)
+            race.start_soon(watch, self.chrome.wait_exited, "crash")
+            race.start_soon(watch, self.conn.wait_closed, "crash")
+        self.state = SessionState.CLOSING
+
+
+async def run_browser_session(
+    conversation_id: str,
+    settings: Settings,
+    dirs: SessionDirs,
+    instance_id: str,
+    on_closed: Callable[[BrowserSession], None],
+    *,
+    task_status: trio.TaskStatus[BrowserSession] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Launch Chrome, connect, set up the page, report the session as started, and keep it
+    until it is closed or dies; then kill the group and clean up (shielded, never raises).
+
+    Before `started`, raises BrowserLaunchError (Chrome or the connection failed to come up);
+    nothing is left behind in that case either.
+    """
+    options = LaunchOptions(
+        state_dir=settings.state_dir,
+        instance_id=instance_id,
+        session_dir=dirs.root,
+        chrome_path=settings.chrome_path,
+        launch_timeout=settings.launch_timeout,
+        death_link=settings.death_link,
+        window_size=(settings.viewport_width, settings.viewport_height),
+        sandbox=settings.sandbox,
+        kill_timing=KillTiming(
+            polite_timeout=settings.polite_close_timeout, term_grace=settings.kill_grace
+        ),
+    )
+    async with trio.open_nursery() as nursery:
+        try:
+            chrome = await _launch_chrome(options, nursery)
+        except LaunchError as exc:
+            raise BrowserLaunchError(f"Could not start the browser: {exc}") from exc
+        session: BrowserSession | None = None
+        try:
+            assert chrome.ws_url is not None
+            async with open_cdp_connection(chrome.ws_url) as conn:
+                page = Page(conn, settings, dirs.downloads)
+                try:
+                    with trio.fail_after(settings.launch_timeout):
+                        # Chromium's handshake can stall ~160 ms after printing its URL:
+                        # "ready" means an answered command, not an announced port.
+                        await conn.send("Browser.getVersion")
+                        await nursery.start(page.run_pump)
+                        await page.setup()
+                except (CdpError, trio.TooSlowError) as exc:
+                    raise BrowserLaunchError(
+                        f"The browser started but did not answer over CDP: {exc!r}"
+                    ) from exc
+                session = BrowserSession(conversation_id, chrome, conn, page)
+                task_status.started(session)
+                await session._wait_for_end()
+                polite = None if chrome.exited or conn.closed else _polite_close(conn)
+                session.report = await chrome.aclose(polite=polite)
+        finally:
+            report = await chrome.aclose()
+            if session is not None:
+                session.report = session.report or report
+                session.state = SessionState.CLOSED
+                session._closed.set()
+                on_closed(session)
+            nursery.cancel_scope.cancel()
+
+
+def _polite_close(conn: CdpConnection) -> Callable[[], Awaitable[object]]:
+    async def close() -> object:
+        return await conn.send("Browser.close")
+
+    return close

@@ -1,0 +1,18 @@
+"""cdp: the Chrome DevTools Protocol client. One WebSocket per browser, one reader task, commands
+correlated by id, sessions demultiplexed by `sessionId`, events routed to bounded listeners.
+
+Imports nothing of browser_tool but the foundation modules (`_errors`).
+"""
+
+from ._connection import CdpConnection, CdpResult, CdpSession, open_cdp_connection
+from ._events import CdpEvent
+from ._statistics import CdpStatistics
+
+__all__ = [
+    "CdpConnection",
+    "CdpEvent",
+    "CdpResult",
+    "CdpSession",
+    "CdpStatistics",
+    "open_cdp_connection",
+]

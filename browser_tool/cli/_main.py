@@ -1,0 +1,205 @@
+"""`browser-tool`: serve the HTTP API, serve MCP, make one call, and look at a running service.
+
+Exit codes: 0 done (a tool call whose result has is_error true is done too: it is printed),
+1 the service is unreachable or failed, 2 a usage error (bad arguments, settings, JSON, id,
+unknown tool, or a non-loopback address without BROWSER_TOOL_TOKEN).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import trio
+
+from .._errors import InvalidInputError, ListenError, ListenPolicyError, ServiceError
+from .._settings import Settings
+from .._tasks import sole_exception
+from ..server import (
+    SHUTDOWN_SIGNALS,
+    Shutdown,
+    check_listen_policy,
+)
+from ..tools import ToolOutput
+from ._client import EXIT_FAILED, EXIT_OK, EXIT_USAGE, default_url
+from ._parser import build_parser
+
+T = TypeVar("T")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; return the exit code (see the module docstring)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2)
+        return int(exc.code or 0)
+    quiet = args.command in ("call", "tools", "sessions", "kill")
+    level = args.log_level or ("warning" if quiet else "info")
+    logging.basicConfig(
+        level=level.upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        settings = Settings.from_env(
+            state_dir=getattr(args, "state_dir", None),
+            host=getattr(args, "host", None),
+            port=getattr(args, "port", None),
+        )
+        command: Callable[[argparse.Namespace, Settings], int] = _COMMANDS[args.command]
+        return command(args, settings)
+    except (InvalidInputError, ListenPolicyError) as exc:
+        print(f"browser-tool: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ServiceError as exc:
+        print(f"browser-tool: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:  # `call` in-process; the manager cleaned up on the way out
+        return 130
+
+
+def _tools(args: argparse.Namespace, settings: Settings) -> int:
+    from ..tools import tool_definitions
+
+    print(json.dumps({"tools": tool_definitions()}, indent=2))
+    return EXIT_OK
+
+
+def _url(args: argparse.Namespace, settings: Settings) -> str:
+    return str(args.url or default_url(settings.host, settings.port)).rstrip("/")
+
+
+def _sessions(args: argparse.Namespace, settings: Settings) -> int:
+    from ._client import show_sessions
+
+    return show_sessions(_url(args, settings), settings.token, args.json)
+
+
+def _kill(args: argparse.Namespace, settings: Settings) -> int:
+    from .._conversation_ids import validate_conversation_id
+    from ._client import kill
+
+    return kill(_url(args, settings), settings.token, validate_conversation_id(args.id))
+
+
+def _call(args: argparse.Namespace, settings: Settings) -> int:
+    from .._conversation_ids import validate_conversation_id
+    from ..tools import UnknownToolError, tool_definitions
+
+    validate_conversation_id(args.id)
+    if args.tool not in {tool["name"] for tool in tool_definitions()}:
+        raise UnknownToolError(args.tool)
+    try:
+        tool_input = json.loads(args.input)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError("JSON", f"the tool input is not valid JSON: {exc}") from None
+    if not isinstance(tool_input, dict):
+        raise InvalidInputError("JSON", "the tool input must be a JSON object, like '{}'")
+    output: dict[str, Any]
+    if args.url:
+        from ._client import call_remote
+
+        output = call_remote(
+            _url(args, settings),
+            settings.token,
+            args.id,
+            args.tool,
+            tool_input,
+            with_images=args.with_images,
+            read_timeout=settings.max_timeout + 30.0,
+        )
+    else:
+        result = _run_trio(_call_in_process, settings, args.id, args.tool, tool_input)
+        output = result.to_json(include_image_data=args.with_images)
+    print(json.dumps(output, indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+async def _call_in_process(
+    settings: Settings, conversation_id: str, tool: str, tool_input: dict[str, Any]
+) -> ToolOutput:
+    """One call with full cleanup: the browser and the conversation's files are gone after."""
+    from .._manager import open_session_manager
+
+    async with open_session_manager(settings) as manager:
+        try:
+            return await manager.call_tool(conversation_id, tool, tool_input)
+        finally:
+            await manager.kill_session(conversation_id)
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from ..server import run_http_service
+
+    check_listen_policy(settings.host, settings.token)
+    shutdown = Shutdown()
+    return _run_service(
+        shutdown,
+        lambda: run_http_service(settings, shutdown, _announce, with_mcp=False),
+    )
+
+
+def _mcp(args: argparse.Namespace, settings: Settings) -> int:
+    shutdown = Shutdown()
+    if args.http:
+        from ..server import run_http_service
+
+        check_listen_policy(settings.host, settings.token)
+        return _run_service(
+            shutdown,
+            lambda: run_http_service(settings, shutdown, _announce, with_mcp=True),
+        )
+    from .._conversation_ids import validate_conversation_id
+    from ..server import default_conversation_id, run_mcp_stdio
+
+    conversation_id = validate_conversation_id(args.conversation_id or default_conversation_id())
+    return _run_service(shutdown, lambda: run_mcp_stdio(settings, shutdown, conversation_id))
+
+
+def _announce(url: str) -> None:
+    print(f"listening on {url}", flush=True)
+
+
+def _run_service(shutdown: Shutdown, body: Callable[[], Awaitable[None]]) -> int:
+    """Run a service under the signal handling of `_cli_service`; exit 0 after a clean stop."""
+
+    async def run() -> None:
+        with trio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(shutdown.watch_signals, signals)
+                await body()
+                nursery.cancel_scope.cancel()
+
+    _run_trio(run)
+    return EXIT_OK
+
+
+def _run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """`trio.run`, with the failures a person can act on (the address is taken, the state dir
+    is unusable, bad input) turned from nested exception groups into one clear error."""
+    from chrome_launcher import LauncherError
+
+    try:
+        return trio.run(fn, *args)
+    except Exception as exc:
+        leaf = sole_exception(exc)
+        if isinstance(leaf, InvalidInputError):
+            raise leaf from None
+        if isinstance(leaf, ListenError | LauncherError | OSError):
+            raise ServiceError(str(leaf), EXIT_FAILED) from None
+        raise
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
+    "serve": _serve,
+    "mcp": _mcp,
+    "call": _call,
+    "tools": _tools,
+    "sessions": _sessions,
+    "kill": _kill,
+}

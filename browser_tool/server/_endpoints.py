@@ -1,0 +1,142 @@
+"""The HTTP API's endpoints, each a thin translation to one BrowserSessionManager call.
+
+Tool failures and invalid tool input are 200 with `is_error` true: the model must see them.
+Everything the caller got wrong about the request itself is a 4xx with the error shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .._conversation_ids import validate_conversation_id
+from .._errors import HttpError, InvalidInputError
+from .._manager import BrowserSessionManager
+from .._settings import Settings
+from ..tools import UnknownToolError, tool_definitions
+from ._metrics_text import render_metrics
+from ._openapi import openapi_document
+from ._runtime import Shutdown
+from ._wire import (
+    Receive,
+    Reply,
+    Scope,
+    json_reply,
+    parse_json_object,
+    read_body,
+    while_connected,
+)
+
+
+@dataclass(frozen=True)
+class Request:
+    scope: Scope
+    receive: Receive
+    params: dict[str, str]
+
+    @property
+    def conversation_id(self) -> str:
+        """The path's conversation id. Raises HttpError(400) if it breaks the id rule."""
+        try:
+            return validate_conversation_id(self.params["conversation_id"])
+        except InvalidInputError as exc:
+            raise HttpError(400, "invalid_conversation_id", str(exc)) from None
+
+
+Handler = Callable[[Request], Awaitable[Reply]]
+
+
+class Endpoints:
+    """One method per endpoint; `table()` maps (method, route name) to it."""
+
+    def __init__(
+        self, manager: BrowserSessionManager, settings: Settings, shutdown: Shutdown
+    ) -> None:
+        self._manager = manager
+        self._settings = settings
+        self._shutdown = shutdown
+        self._tools = tool_definitions()
+        self._tool_names = frozenset(tool["name"] for tool in self._tools)
+        self._openapi = openapi_document()
+
+    async def _json_body(self, req: Request) -> dict[str, Any]:
+        body = await read_body(req.scope, req.receive, self._settings.max_body_bytes)
+        return parse_json_object(body)
+
+    async def list_tools(self, req: Request) -> Reply:
+        return json_reply({"tools": self._tools})
+
+    async def call_tool(self, req: Request) -> Reply:
+        conversation_id = req.conversation_id
+        tool = req.params["tool"]
+        if tool not in self._tool_names:
+            raise HttpError(404, "unknown_tool", str(UnknownToolError(tool)))
+        tool_input = await self._json_body(req)
+        try:
+            output = await while_connected(
+                req.receive, lambda: self._manager.call_tool(conversation_id, tool, tool_input)
+            )
+        except UnknownToolError as exc:
+            raise HttpError(404, "unknown_tool", str(exc)) from None
+        except InvalidInputError as exc:
+            raise HttpError(400, "invalid_input", str(exc)) from None
+        return json_reply(output.to_json())
+
+    async def delete_conversation(self, req: Request) -> Reply:
+        report = await self._manager.kill_session(req.conversation_id, reason="delete")
+        return json_reply(report.to_json())
+
+    async def reset_conversation(self, req: Request) -> Reply:
+        report = await self._manager.reset_session(req.conversation_id)
+        return json_reply(report.to_json())
+
+    async def keepalive(self, req: Request) -> Reply:
+        conversation_id = req.conversation_id
+        body = await self._json_body(req)
+        value = body.get("idle_timeout_s")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise HttpError(
+                400,
+                "invalid_input",
+                "Invalid input 'idle_timeout_s': must be a number of seconds greater than 0, "
+                f'as in {{"idle_timeout_s": 3600}}; got {value!r}',
+            )
+        try:
+            granted = self._manager.keepalive(conversation_id, float(value))
+        except InvalidInputError as exc:
+            raise HttpError(400, "invalid_input", str(exc)) from None
+        return json_reply({"conversation_id": conversation_id, "idle_timeout_s": granted})
+
+    async def sessions(self, req: Request) -> Reply:
+        return json_reply({"sessions": [info.to_json() for info in self._manager.list_sessions()]})
+
+    async def healthz(self, req: Request) -> Reply:
+        # Cheap on purpose (probes call it often): the inventory reads /proc for every session.
+        stopping = self._shutdown.stopping
+        payload = {
+            "status": "stopping" if stopping else "ok",
+            "instance_id": self._manager.instance_id,
+        }
+        return json_reply(payload, 503 if stopping else 200)
+
+    async def metrics(self, req: Request) -> Reply:
+        text = render_metrics(self._manager)
+        return Reply(200, text.encode(), "text/plain; version=0.0.4; charset=utf-8")
+
+    async def openapi(self, req: Request) -> Reply:
+        return json_reply(self._openapi)
+
+    def table(self) -> dict[str, dict[str, Handler]]:
+        """Route name -> {HTTP method: handler}; the route patterns live in the app."""
+        return {
+            "tools": {"GET": self.list_tools},
+            "call": {"POST": self.call_tool},
+            "conversation": {"DELETE": self.delete_conversation},
+            "reset": {"POST": self.reset_conversation},
+            "keepalive": {"POST": self.keepalive},
+            "sessions": {"GET": self.sessions},
+            "healthz": {"GET": self.healthz},
+            "metrics": {"GET": self.metrics},
+            "openapi": {"GET": self.openapi},
+        }

@@ -1,0 +1,87 @@
+"""The MCP server: the same tools as the HTTP API, on the `mcp` SDK's low-level Server.
+
+The SDK is built on anyio and runs on trio (its own CLI runs with backend="trio"), so the
+service uses it for both transports: stdio (`_mcp_stdio`) and streamable HTTP (`_mcp_http`).
+Which conversation a call belongs to is the transport's business: `conversation_for` maps
+the request context to a conversation id (the process's, or the MCP session's).
+
+Tool failures come back as results with `isError` true (the model must see them); screenshots
+and images as MCP image content. An unknown tool is a protocol error (invalid params).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from .._errors import InvalidInputError, NoConversationError
+from .._manager import BrowserSessionManager
+from ..tools import ToolOutput, UnknownToolError, tool_definitions
+from ._runtime import InFlight, Shutdown
+
+SERVER_NAME = "browser-tool"
+
+Context = ServerRequestContext[Any, Any]
+ConversationFor = Callable[[Context], str]
+
+
+def to_call_tool_result(output: ToolOutput) -> types.CallToolResult:
+    """The MCP form of a ToolOutput: its text, then one image block per image."""
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=output.output)]
+    for image in output.images:
+        data = base64.b64encode(image.data).decode("ascii")
+        content.append(types.ImageContent(type="image", data=data, mime_type=image.media_type))
+    return types.CallToolResult(content=content, is_error=output.is_error)
+
+
+def build_mcp_server(
+    manager: BrowserSessionManager,
+    conversation_for: ConversationFor,
+    inflight: InFlight,
+    shutdown: Shutdown,
+) -> Server[Any]:
+    """A low-level MCP Server whose tools are the manager's; see the module docstring."""
+    tools = [
+        types.Tool(name=t["name"], description=t["description"], input_schema=t["input_schema"])
+        for t in tool_definitions()
+    ]
+
+    async def list_tools(
+        ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if shutdown.stopping:
+            return to_call_tool_result(ToolOutput.error("The service is shutting down."))
+        try:
+            conversation_id = conversation_for(ctx)
+        except NoConversationError as exc:
+            return to_call_tool_result(ToolOutput.error(str(exc)))
+        with inflight.track():
+            try:
+                output = await manager.call_tool(
+                    conversation_id, params.name, dict(params.arguments or {})
+                )
+            except UnknownToolError as exc:
+                raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+            except InvalidInputError as exc:
+                output = ToolOutput.error(str(exc))
+        return to_call_tool_result(output)
+
+    return Server(SERVER_NAME, version=_version(), on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("browser-tool")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,86 @@
+"""browser_eval: evaluate JavaScript in the page; runaway scripts are terminated at the deadline."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import trio
+
+from .._duration import format_duration
+from .._errors import ToolError
+from .._tasks import first_of
+from ..browser import exception_text
+from ._context import ToolContext
+from ._output import ToolOutput, spill_large_text
+
+
+def format_exception(details: dict[str, Any]) -> str:
+    """'ReferenceError: foo is not defined at line 1' from Runtime exceptionDetails."""
+    text = exception_text(details)
+    line = details.get("lineNumber")
+    return f"{text} at line {line + 1}" if isinstance(line, int) else text
+
+
+def format_value(result: dict[str, Any]) -> str:
+    """A RemoteObject returned by value, as JSON (or JS's own spelling where JSON has none)."""
+    if "value" in result:
+        return json.dumps(result["value"], ensure_ascii=False)
+    if "unserializableValue" in result:
+        return str(result["unserializableValue"])
+    if result.get("type") == "undefined":
+        return "undefined"
+    return str(result.get("description") or result.get("type", "undefined"))
+
+
+async def evaluate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> ToolOutput:
+    session = await ctx.browser()
+    page = session.page
+    cdp = page.session
+    crashed = page.crashed
+    params = {
+        "expression": args["expression"],
+        "returnByValue": True,
+        "awaitPromise": bool(args.get("await", True)),
+        "userGesture": True,
+        # CDP's own limit stops a synchronous loop inside V8; ours below covers awaited promises.
+        "timeout": max(1, int(timeout * 1000)),
+    }
+    result: dict[str, Any] = {}
+
+    async def run() -> None:
+        result.update(await cdp.send("Runtime.evaluate", params))
+
+    with trio.move_on_after(timeout) as deadline:
+        outcome = await first_of(done=run, crashed=crashed.wait)
+    if deadline.cancelled_caught or _was_terminated(result):
+        # Stop whatever still runs so the page stays usable for the next call.
+        await page.send_best_effort("Runtime.terminateExecution")
+        if deadline.cancelled_caught and page.navigating_to is not None:
+            raise ToolError(
+                f"Timeout after {format_duration(timeout)}: the expression did not run because "
+                f"the page is still navigating to {page.navigating_to}, which has not answered; "
+                "Chrome runs no script on a page until its navigation commits. Wait and retry, "
+                "or call browser_navigate (it replaces the pending navigation)."
+            )
+        raise ToolError(
+            f"Timeout after {format_duration(timeout)} evaluating the expression; "
+            "its execution was terminated and the page is still usable."
+        )
+    if outcome == "crashed":
+        raise ToolError("The page crashed during the evaluation; it was reset to about:blank.")
+    if "exceptionDetails" in result:
+        raise ToolError(format_exception(result["exceptionDetails"]))
+    text = format_value(result.get("result", {}))
+    text = spill_large_text(
+        text, ctx.dirs().outputs, label="eval", limit=ctx.settings.inline_text_limit
+    )
+    return ToolOutput.ok(f"<javascript_result>{text}</javascript_result>")
+
+
+def _was_terminated(result: dict[str, Any]) -> bool:
+    details = result.get("exceptionDetails")
+    if not details:
+        return False
+    description = str((details.get("exception") or {}).get("description", ""))
+    return "Execution was terminated" in description or "terminated" in str(details.get("text", ""))

@@ -1,0 +1,128 @@
+"""What a tool call returns to the agent, and where text too long to return inline goes."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .._errors import ToolError
+
+__all__ = ["ToolImage", "ToolOutput", "spill_large_text"]
+
+
+@dataclass(frozen=True)
+class ToolImage:
+    """An image in a tool result: its encoded bytes and the file it was saved to."""
+
+    media_type: str
+    data: bytes
+    path: str
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """The result of one tool call: text for the model, whether it failed, and images."""
+
+    output: str
+    is_error: bool = False
+    images: tuple[ToolImage, ...] = ()
+
+    @classmethod
+    def ok(cls, text: str, *, images: tuple[ToolImage, ...] = ()) -> ToolOutput:
+        """A successful result."""
+        return cls(text, False, images)
+
+    @classmethod
+    def error(cls, text: str) -> ToolOutput:
+        """A failed result; `text` says what failed and why, for the model to read."""
+        return cls(text, True)
+
+    def with_notes(self, notes: list[str]) -> ToolOutput:
+        """This output with `notes` (things the model should know) appended."""
+        if not notes:
+            return self
+        return ToolOutput("\n\n".join([self.output, *notes]), self.is_error, self.images)
+
+    def to_json(self, include_image_data: bool = True) -> dict[str, Any]:
+        """The wire shape: {"output", "is_error", "images": [{"media_type", "data", "path"}]}.
+
+        `data` is base64 text, left out when `include_image_data` is false (for logs).
+        """
+        images: list[dict[str, str]] = []
+        for image in self.images:
+            entry = {"media_type": image.media_type}
+            if include_image_data:
+                entry["data"] = base64.b64encode(image.data).decode("ascii")
+            entry["path"] = image.path
+            images.append(entry)
+        return {"output": self.output, "is_error": self.is_error, "images": images}
+
+
+_UNSAFE_LABEL = re.compile(r"[^A-Za-z0-9_.-]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def spill_large_text(
+    text: str, outputs_dir: Path, *, label: str, limit: int = 1024, preview: int = 512
+) -> str:
+    """Return `text` if it is at most `limit` bytes as UTF-8; else save it and return a preview.
+
+    The full text goes to `outputs_dir/<label>-<UTC timestamp>-<short sha256>.txt`, written
+    atomically (temp file, then rename) with mode 0600; `outputs_dir` is created with mode
+    0700 if missing. The returned text starts with the first `preview` characters of `text`,
+    followed by a line giving the file's path, its size in bytes and its full SHA-256.
+    Raises `ToolError` (never a bare `OSError`) when the file cannot be written.
+    """
+    original = text
+    try:
+        encoded = text.encode()
+    except UnicodeEncodeError:
+        # A lone surrogate (a JS string cut in half) has no UTF-8 form: save it as U+FFFD.
+        text = _SURROGATE.sub("\ufffd", text)
+        encoded = text.encode()
+    if len(encoded) <= limit:
+        return original
+    digest = hashlib.sha256(encoded).hexdigest()
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    safe_label = _UNSAFE_LABEL.sub("-", label).strip(".-") or "output"
+    path = outputs_dir / f"{safe_label}-{stamp}-{digest[:12]}.txt"
+    try:
+        _write_atomically(path, encoded)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ToolError(f"Could not save the full output to {path}: {reason}") from None
+    head = text[:preview]
+    separator = "" if head.endswith("\n") else "\n"
+    return (
+        f"{head}{separator}[output truncated: {len(encoded):,} bytes total; "
+        f"full text saved to {path} (sha256 {digest})]"
+    )
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    directory = path.parent
+    try:
+        directory.mkdir(mode=0o700, parents=True)
+        # mkdir's mode is filtered by the umask; the outputs may hold page secrets.
+        directory.chmod(0o700)
+    except FileExistsError:
+        pass
+    # mkstemp creates the file with mode 0600. No fsync: the directory is scratch space that
+    # dies with the conversation; the rename is there so a reader never sees half a file.
+    fd, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.replace(temp_name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):  # the original error is the one worth reporting
+            os.unlink(temp_name)
+        raise

@@ -1,0 +1,52 @@
+"""read_image: an image file from an allowed root, sized for a model."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from .._errors import ToolError
+from ._context import ToolContext
+from ._images import read_image_file
+from ._output import ToolImage, ToolOutput
+from ._screenshot import describe_fit, image_limits
+
+
+def allowed_roots(ctx: ToolContext) -> list[Path]:
+    roots = [ctx.dirs().root, ctx.working_dir, *ctx.settings.read_image_roots]
+    return [Path(os.path.realpath(r)) for r in roots]
+
+
+def resolve_allowed(ctx: ToolContext, raw: str) -> Path:
+    """The real path of `raw` if it lies under an allowed root; else ToolError."""
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        path = ctx.working_dir / path
+    real = Path(os.path.realpath(path))  # symlinks and '..' resolved before the check
+    roots = allowed_roots(ctx)
+    if not any(real == root or root in real.parents for root in roots):
+        listed = ", ".join(str(r) for r in roots)
+        raise ToolError(
+            f"Refusing to read {raw}: images can only be read from under {listed} "
+            "(the operator can add roots with BROWSER_TOOL_READ_IMAGE_ROOTS)"
+        )
+    if not real.exists():
+        raise ToolError(f"Image file not found: {raw}")
+    return real
+
+
+async def read_image(ctx: ToolContext, args: dict[str, Any], timeout: float) -> ToolOutput:
+    path = resolve_allowed(ctx, args["path"])
+    with trio.move_on_after(timeout) as deadline:
+        fitted = await trio.to_thread.run_sync(
+            read_image_file, path, image_limits(ctx), abandon_on_cancel=True
+        )
+    if deadline.cancelled_caught:
+        raise ToolError(f"Timeout after {timeout:g}s reading {path}")
+    return ToolOutput.ok(
+        f"Image from {path} (type: {fitted.media_type}; {describe_fit(fitted)})",
+        images=(ToolImage(fitted.media_type, fitted.data, str(path)),),
+    )

@@ -1,0 +1,215 @@
+"""The tool registry: each tool's name, description and JSON input schema, and `run_tool`,
+which validates the input before anything runs and turns every failure into a ToolOutput the
+model can read."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .._duration import parse_duration
+from .._errors import (
+    BrowserLaunchError,
+    CdpCommandError,
+    CdpConnectionError,
+    CdpTimeoutError,
+    InvalidInputError,
+    SessionClosedError,
+    ToolError,
+)
+from ._context import ToolContext
+from ._eval import evaluate
+from ._navigate import navigate
+from ._output import ToolOutput
+from ._page_state import check_dimensions, clear_console_logs, recent_console_logs, resize
+from ._read_image import read_image
+from ._screenshot import screenshot
+
+ToolFn = Callable[[ToolContext, dict[str, Any], float], Awaitable[ToolOutput]]
+
+_TIMEOUT = {
+    "type": "string",
+    "description": 'Timeout duration, like "15s" or "500ms" (default: 15s)',
+}
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    run: ToolFn
+    pre_check: Callable[[dict[str, Any]], object] | None = None
+
+    def definition(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
+
+
+def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "browser_navigate",
+        "Navigate the browser to a URL and wait for the page to load. The browser keeps its "
+        "state (cookies, storage, the open page) across calls in this conversation.",
+        _schema(
+            {
+                "url": {"type": "string", "description": "URL to navigate to", "minLength": 1},
+                "timeout": _TIMEOUT,
+            },
+            ["url"],
+        ),
+        navigate,
+    ),
+    Tool(
+        "browser_eval",
+        "Evaluate JavaScript in the page and return the result as JSON. Use it to read the "
+        "page, click (`document.querySelector('#btn').click()`), fill forms, scroll, or wait "
+        "for something with a Promise. Results over 1 KiB are saved to a file.",
+        _schema(
+            {
+                "expression": {"type": "string", "description": "JavaScript to evaluate"},
+                "timeout": _TIMEOUT,
+                "await": {"type": "boolean", "description": "Await promises (default: true)"},
+            },
+            ["expression"],
+        ),
+        evaluate,
+    ),
+    Tool(
+        "browser_take_screenshot",
+        "Take a PNG screenshot of the viewport, or of the element a CSS selector matches. "
+        "The image is returned scaled to fit model limits and saved to a file.",
+        _schema(
+            {
+                "selector": {
+                    "type": "string",
+                    "description": "CSS selector (optional, for an element screenshot)",
+                },
+                "timeout": _TIMEOUT,
+            },
+            [],
+        ),
+        screenshot,
+    ),
+    Tool(
+        "browser_recent_console_logs",
+        "Return recent console messages, uncaught exceptions, log entries and dialogs of the "
+        "page, oldest first, as JSON (kept across navigations).",
+        _schema(
+            {
+                "limit": {
+                    "type": "integer",
+                    "description": "Max entries to return (default: 100)",
+                    "minimum": 1,
+                    "maximum": 10000,
+                }
+            },
+            [],
+        ),
+        recent_console_logs,
+    ),
+    Tool(
+        "browser_clear_console_logs",
+        "Clear the console log buffer.",
+        _schema({}, []),
+        clear_console_logs,
+    ),
+    Tool(
+        "browser_resize",
+        "Resize the browser viewport (default 1280x720).",
+        _schema(
+            {
+                "width": {"type": "integer", "description": "Viewport width in pixels"},
+                "height": {"type": "integer", "description": "Viewport height in pixels"},
+                "timeout": _TIMEOUT,
+            },
+            ["width", "height"],
+        ),
+        resize,
+        pre_check=check_dimensions,
+    ),
+    Tool(
+        "read_image",
+        "Read an image file (PNG, JPEG, GIF, WebP; HEIC if supported) and return it scaled "
+        "to fit model limits.",
+        _schema(
+            {
+                "path": {"type": "string", "description": "Path to image file", "minLength": 1},
+                "timeout": _TIMEOUT,
+            },
+            ["path"],
+        ),
+        read_image,
+    ),
+)
+TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
+
+
+def tool_definitions() -> list[dict[str, Any]]:
+    """Every tool's name, description and JSON input schema, as front ends publish them."""
+    return [tool.definition() for tool in TOOLS]
+
+
+class UnknownToolError(InvalidInputError):
+    def __init__(self, name: object) -> None:
+        super().__init__("tool", f"unknown tool {name!r}; known: {', '.join(TOOLS_BY_NAME)}", name)
+
+
+def find_tool(name: str) -> Tool:
+    tool = TOOLS_BY_NAME.get(name)
+    if tool is None:
+        raise UnknownToolError(name)
+    return tool
+
+
+def prepare_input(
+    tool: Tool, raw: object, default_timeout: float, max_timeout: float
+) -> tuple[dict[str, Any], float]:
+    """Validate `raw` for `tool`. Raises InvalidInputError or ToolError; runs nothing."""
+    from ._validate import validate_input
+
+    if tool.pre_check is not None and isinstance(raw, dict):
+        tool.pre_check(raw)
+    args = validate_input(tool.input_schema, raw)
+    timeout = default_timeout
+    if "timeout" in args:
+        timeout = parse_duration(args["timeout"], field="timeout", maximum=max_timeout)
+    return args, timeout
+
+
+async def run_tool(
+    ctx: ToolContext, tool: Tool, args: dict[str, Any], timeout: float
+) -> ToolOutput:
+    """Run a validated call. Every expected failure becomes an error ToolOutput."""
+    try:
+        return await tool.run(ctx, args, timeout)
+    except ToolError as exc:
+        return ToolOutput.error(str(exc))
+    except InvalidInputError as exc:
+        return ToolOutput.error(str(exc))
+    except BrowserLaunchError as exc:
+        return ToolOutput.error(str(exc))
+    except CdpTimeoutError as exc:
+        return ToolOutput.error(f"Timeout: {exc}")
+    except CdpCommandError as exc:
+        return ToolOutput.error(str(exc))
+    except CdpConnectionError:
+        return ToolOutput.error(
+            "The browser crashed or was closed during the call; its state is lost. "
+            "The next call starts a fresh browser."
+        )
+    except SessionClosedError as exc:
+        return ToolOutput.error(f"{exc}; the call was stopped.")

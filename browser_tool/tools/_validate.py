@@ -1,0 +1,74 @@
+"""Validating tool input against the small JSON Schema subset our tool schemas use.
+
+Pure. Supported: type object/string/integer/number/boolean, properties, required,
+additionalProperties: false, minimum/maximum, minLength/maxLength. Errors name the field and
+the rule, and nothing runs before the input is valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._errors import InvalidInputError
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+}
+
+
+def validate_input(schema: Mapping[str, Any], value: object) -> dict[str, Any]:
+    """Return `value` as a dict if it satisfies `schema`; else raise InvalidInputError."""
+    if not isinstance(value, dict):
+        raise InvalidInputError("input", "must be a JSON object", value)
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    for name in schema.get("required", ()):
+        if name not in value:
+            raise InvalidInputError(name, "is required")
+    if schema.get("additionalProperties") is False:
+        unknown = sorted(set(value) - set(properties))
+        if unknown:
+            allowed = ", ".join(sorted(properties)) or "none"
+            raise InvalidInputError(unknown[0], f"is not a known field (known: {allowed})")
+    for name, field_value in value.items():
+        if name in properties:
+            _check(name, properties[name], field_value)
+    return dict(value)
+
+
+def _check(name: str, schema: Mapping[str, Any], value: object) -> None:
+    kind = schema.get("type")
+    if kind is None:
+        return
+    if (kind in ("integer", "number") and isinstance(value, bool)) or not isinstance(
+        value, _TYPES[kind]
+    ):
+        if kind == "integer" and isinstance(value, float) and value.is_integer():
+            raise InvalidInputError(name, f"must be an integer; got {value!r}", value)
+        raise InvalidInputError(name, f"must be {_article(kind)}; got {_describe(value)}", value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise InvalidInputError(name, f"must be from {low} to {high}; got {value!r}", value)
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            raise InvalidInputError(name, "must not be empty", value)
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            raise InvalidInputError(
+                name, f"must be at most {schema['maxLength']} characters; got {len(value)}"
+            )
+
+
+def _article(kind: str) -> str:
+    return {"integer": "an integer", "object": "an object"}.get(kind, f"a {kind}")
+
+
+def _describe(value: object) -> str:
+    if value is None:
+        return "null"
+    name = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array"}
+    return f"{name.get(type(value), type(value).__name__)} {value!r}"[:80]
