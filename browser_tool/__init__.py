@@ -1,8 +1,32 @@
 """browser_tool: browser tools for AI agent runtimes, one headless Chrome per conversation.
 
 The public names are re-exported here; front ends and other packages use nothing else.
+
+Layers, top to bottom. A module imports its own layer and the layers below it, never one above;
+another subpackage only through its `__init__`; no `_private` name of another module; no import
+circle, type-only imports included (tests/browser_tool/test_layers.py reads this map).
+
+    cli          cli/
+    server       server/
+    manager      _manager _calls _lifecycle _clock _conversation _sources _reports
+    tools        tools/
+    browser      browser/
+    cdp          cdp/
+    foundation   _errors _settings _duration _conversation_ids _tasks _metrics
+
+- cli: argument parsing, the one-shot `call`, the admin commands.
+- server: the service runtime (signals, shutdown, calls in flight), HTTP routes, MCP endpoints,
+  /metrics, OpenAPI: thin doors over the manager.
+- manager: conversations: their state machine (`_conversation`), the steps between states
+  (`_lifecycle`), one call in its turn (`_calls`), the idle/lifetime clock (`_clock`), where
+  browsers come from (`_sources`), and the public API (`_manager`).
+- tools: the registry and one module per tool; a tool sees only its `ToolContext`.
+- browser: one browser for one conversation: its page, console buffer, dialogs, popups, crashes.
+- cdp: the CDP client: transport, connection, sessions, events, protocol types.
+- foundation: errors, settings, durations, conversation ids, task helpers, counters.
 """
 
+from ._conversation import ConversationState
 from ._conversation_ids import CONVERSATION_ID_PATTERN, session_dir_name, validate_conversation_id
 from ._duration import format_duration, parse_duration
 from ._errors import (
@@ -28,9 +52,11 @@ from ._errors import (
 from ._manager import BrowserSessionManager, open_session_manager
 from ._reports import CleanupReport, SessionInfo
 from ._settings import Settings
-from .browser import BrowserSession, SessionState
+from ._sources import BrowserSource, LaunchSource, SourceFactory
+from .browser import BrowserSession, SessionDirs
 from .cdp import CdpConnection, CdpEvent, CdpResult, CdpSession, CdpStatistics, open_cdp_connection
 from .tools import (
+    ConversationAccess,
     FittedImage,
     ImageLimits,
     ToolContext,
@@ -48,6 +74,7 @@ __all__ = [
     "BrowserLaunchError",
     "BrowserSession",
     "BrowserSessionManager",
+    "BrowserSource",
     "BrowserToolError",
     "CdpCommandError",
     "CdpConnection",
@@ -60,21 +87,25 @@ __all__ = [
     "CdpTimeoutError",
     "CleanupReport",
     "ClientGone",
+    "ConversationAccess",
+    "ConversationState",
     "DoorError",
     "FittedImage",
     "HttpError",
     "ImageLimits",
     "InvalidInputError",
+    "LaunchSource",
     "ListenError",
     "ListenPolicyError",
     "NoConversationError",
     "ResultParseError",
     "ServiceError",
     "SessionClosedError",
+    "SessionDirs",
     "SessionError",
     "SessionInfo",
-    "SessionState",
     "Settings",
+    "SourceFactory",
     "ToolContext",
     "ToolError",
     "ToolImage",

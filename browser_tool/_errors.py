@@ -66,12 +66,13 @@ class CdpCommandError(CdpError):
 
 
 class CdpTimeoutError(CdpError):
-    """`method` got no answer within `timeout` seconds."""
+    """`method` got no answer within `timeout` seconds; `shown` is that timeout as
+    `format_duration` writes it (the raiser formats it: this module imports nothing)."""
 
-    def __init__(self, method: str, timeout: float) -> None:
+    def __init__(self, method: str, timeout: float, shown: str) -> None:
         self.method = method
         self.timeout = timeout
-        super().__init__(f"{method} got no answer within {timeout:g}s")
+        super().__init__(f"{method} got no answer within {shown}")
 
 
 class SessionError(BrowserToolError):

@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from chrome_launcher import KillReport
+from chrome_launcher import ChromeState, KillReport
+
+# The values of SessionInfo.state: the browser's own state; "starting" also for a
+# conversation whose call is launching its first browser.
+SESSION_STATES = tuple(state.value for state in ChromeState)
 
 
 @dataclass(frozen=True)

@@ -63,11 +63,12 @@ class Settings:
     def __post_init__(self) -> None:
         for name in ("dialog_alert", "dialog_beforeunload", "dialog_confirm", "dialog_prompt"):
             if getattr(self, name) not in _DIALOG_ACTIONS:
-                raise InvalidInputError(_env_name(name), "must be 'accept' or 'dismiss'")
+                raise InvalidInputError(env_name(name), "must be 'accept' or 'dismiss'")
         if not 1 <= self.viewport_width <= 10000 or not 1 <= self.viewport_height <= 10000:
             raise InvalidInputError("BROWSER_TOOL_VIEWPORT_*", "must be integers from 1 to 10000")
-        if self.idle_timeout <= 0 or self.max_lifetime <= 0:
-            raise InvalidInputError("BROWSER_TOOL_IDLE_TIMEOUT", "timeouts must be positive")
+        for name in ("idle_timeout", "max_lifetime"):
+            if not getattr(self, name) > 0:
+                raise InvalidInputError(env_name(name), "must be a duration greater than 0")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -75,7 +76,7 @@ class Settings:
         environ = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
-            raw = environ.get(_env_name(f.name))
+            raw = environ.get(env_name(f.name))
             if raw is not None and raw != "":
                 values[f.name] = _parse(f.name, str(f.type), raw)
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -94,7 +95,8 @@ class Settings:
         return action == "accept"
 
 
-def _env_name(field_name: str) -> str:
+def env_name(field_name: str) -> str:
+    """A Settings field's environment variable: "idle_timeout" -> "BROWSER_TOOL_IDLE_TIMEOUT"."""
     return "BROWSER_TOOL_" + {"chrome_path": "CHROME"}.get(field_name, field_name.upper())
 
 
@@ -103,7 +105,7 @@ _FALSE = {"0", "false", "no", "off"}
 
 
 def _parse(name: str, kind: str, raw: str) -> Any:
-    env = _env_name(name)
+    env = env_name(name)
     text = raw.strip()
     if kind in ("bool", "bool | None"):
         if text.lower() in _TRUE:

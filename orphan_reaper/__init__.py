@@ -11,7 +11,7 @@ from ._owner_file import SESSION_OWNER_FILE, read_session_owner, write_session_o
 from ._plan import TMP_MIN_AGE, plan_sweep
 from ._reap import reap_orphans, reap_orphans_sync
 from ._report import ErrorEntry, KillEntry, ReapReport, RemoveEntry, SpareEntry, SpareReason
-from ._scan import LockInfo, ProcInfo, SessionInfo, Snapshot, take_snapshot
+from ._scan import LockInfo, ProcInfo, SessionDirInfo, Snapshot, take_snapshot
 from ._steps import CleanupStep, KillStep, Plan
 
 __all__ = [
@@ -26,7 +26,7 @@ __all__ = [
     "ProcInfo",
     "ReapReport",
     "RemoveEntry",
-    "SessionInfo",
+    "SessionDirInfo",
     "Snapshot",
     "SpareEntry",
     "SpareReason",

@@ -40,7 +40,7 @@ class ProcInfo:
 
 
 @dataclass(frozen=True)
-class SessionInfo:
+class SessionDirInfo:
     """A dir under sessions/: its owner instance from `.instance`, or why there is none."""
 
     path: Path
@@ -68,7 +68,7 @@ class Snapshot:
     system_tmp: str  # where chrome_launcher puts a TMPDIR too long for <root>/tmp/
     processes: tuple[ProcInfo, ...] = ()
     records: tuple[RecordEntry, ...] = ()
-    sessions: tuple[SessionInfo, ...] = ()
+    sessions: tuple[SessionDirInfo, ...] = ()
     locks: tuple[LockInfo, ...] = ()
     tmp_dirs: tuple[Path, ...] = ()
     ages: Mapping[Path, float] = field(default_factory=dict)  # tmp dirs, temp record files
@@ -117,9 +117,9 @@ def _age(path: Path, now: float) -> float | None:
         return None
 
 
-def _session(path: Path) -> SessionInfo:
+def _session(path: Path) -> SessionDirInfo:
     owner, problem = read_session_owner(path)
-    return SessionInfo(path, owner, problem)
+    return SessionDirInfo(path, owner, problem)
 
 
 def _lock(path: Path, now: float) -> LockInfo | None:

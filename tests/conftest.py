@@ -85,3 +85,21 @@ async def manager(state_dir: Path, headless_shell: str) -> AsyncIterator[Browser
     """A session manager on the test's state root, closed (every Chrome killed) after the test."""
     async with open_session_manager(make_settings(state_dir)) as m:
         yield m
+
+
+# Fixtures that start a real Chrome: a test using one must carry the `chrome` marker (CI runs
+# them all; the marker says which tests need Chromium installed).
+CHROME_FIXTURES = frozenset({"headless_shell", "chrome_path", "manager"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    unmarked = [
+        item.nodeid
+        for item in items
+        if CHROME_FIXTURES & set(getattr(item, "fixturenames", ()))
+        and item.get_closest_marker("chrome") is None
+    ]
+    if unmarked:
+        raise pytest.UsageError(
+            "tests that start real Chrome must carry @pytest.mark.chrome: " + ", ".join(unmarked)
+        )

@@ -4,15 +4,15 @@ buffer, dialogs, popups, downloads and crash handling.
 Imports the `cdp` layer and the foundation modules; nothing above.
 """
 
+from ._dirs import SessionDirs
 from ._page import Download, Page, exception_text
-from ._session import BrowserSession, SessionDirs, SessionState, run_browser_session
+from ._session import BrowserSession, run_browser_session
 
 __all__ = [
     "BrowserSession",
     "Download",
     "Page",
     "SessionDirs",
-    "SessionState",
     "exception_text",
     "run_browser_session",
 ]

@@ -128,13 +128,18 @@ class Page:
             await cdp.send(method, params, timeout=_COMMAND_TIMEOUT)
         await self.apply_viewport(*self.viewport)
 
-    async def apply_viewport(self, width: int, height: int) -> None:
+    async def apply_viewport(
+        self, width: int, height: int, *, timeout: float | None = _COMMAND_TIMEOUT
+    ) -> None:
+        """Set the viewport. `timeout=None` leaves the bound to the caller's own deadline."""
+        # Kept first: Chrome applies the size even when the caller stops waiting (a busy
+        # renderer answers late), and a page replaced after a crash must get it too.
+        self.viewport = (width, height)
         await self.session.send(
             "Emulation.setDeviceMetricsOverride",
             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-            timeout=_COMMAND_TIMEOUT,
+            timeout=timeout,
         )
-        self.viewport = (width, height)
 
     async def run_pump(
         self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED

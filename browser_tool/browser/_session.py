@@ -8,69 +8,29 @@ the session closes, so nobody waits on a dead browser.
 
 from __future__ import annotations
 
-import enum
 import logging
-import shutil
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from pathlib import Path
 
 import trio
 
-from chrome_launcher import ChromeProcess, KillReport, KillTiming, LaunchError, LaunchOptions
+from chrome_launcher import (
+    ChromeProcess,
+    ChromeState,
+    KillReport,
+    KillTiming,
+    LaunchError,
+    LaunchOptions,
+)
 from chrome_launcher import launch_chrome as _launch_chrome
-from orphan_reaper import write_session_owner
 
 from .._errors import BrowserLaunchError, CdpError
 from .._settings import Settings
+from .._tasks import first_of
 from ..cdp import CdpConnection, open_cdp_connection
+from ._dirs import SessionDirs
 from ._page import Page
 
 log = logging.getLogger("browser_tool.session")
-
-
-class SessionState(enum.Enum):
-    STARTING = "starting"
-    READY = "ready"
-    CLOSING = "closing"
-    CLOSED = "closed"
-
-
-@dataclass(frozen=True)
-class SessionDirs:
-    """The conversation's dir and what lives in it. The profile goes with the browser (it is
-    inside chrome-<token>/); downloads, screenshots and outputs go with the conversation."""
-
-    root: Path
-
-    @property
-    def downloads(self) -> Path:
-        return self.root / "downloads"
-
-    @property
-    def screenshots(self) -> Path:
-        return self.root / "screenshots"
-
-    @property
-    def outputs(self) -> Path:
-        return self.root / "outputs"
-
-    def create(self, instance_id: str) -> SessionDirs:
-        for path in (self.root, self.downloads, self.screenshots, self.outputs):
-            path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        # The reaper removes session dirs whose owner instance is dead; this says who owns it.
-        write_session_owner(self.root, instance_id)
-        return self
-
-    def remove(self) -> str | None:
-        """Delete the whole dir; return an error text instead of raising."""
-        try:
-            shutil.rmtree(self.root)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            return f"could not delete {str(self.root)!r}: {exc}"
-        return None
 
 
 class BrowserSession:
@@ -83,10 +43,9 @@ class BrowserSession:
         self.chrome = chrome
         self.conn = conn
         self.page = page
-        self.state = SessionState.READY
+        self.state = ChromeState.READY
         self.started_at = trio.current_time()
         self.close_reason: str | None = None
-        self.close_requested_at: float | None = None  # trio time aclose() was first called
         self.report: KillReport | None = None
         self._close_requested = trio.Event()
         self._closed = trio.Event()
@@ -97,38 +56,36 @@ class BrowserSession:
 
     @property
     def alive(self) -> bool:
-        return self.state is SessionState.READY and not self.chrome.exited and not self.conn.closed
+        return self.state is ChromeState.READY and not self.chrome.exited and not self.conn.closed
 
     async def aclose(self, reason: str) -> KillReport | None:
         """Close the session (idempotent) and return the kill ladder's report. Never raises."""
         if self.close_reason is None:
             self.close_reason = reason
-        if self.close_requested_at is None:
-            self.close_requested_at = trio.current_time()
-        if self.state is SessionState.READY:
-            self.state = SessionState.CLOSING
+        if self.state is ChromeState.READY:
+            self.state = ChromeState.CLOSING
         self._close_requested.set()
         with trio.CancelScope(shield=True):
             await self._closed.wait()
         return self.report
 
-    async def wait_closed(self) -> None:
-        await self._closed.wait()
+    async def wait_for_end(self) -> None:
+        """Return when a close is requested, Chrome exits, or the connection drops (a crash,
+        unless a close was asked for first). For `run_browser_session` only."""
+        ended = await first_of(
+            requested=self._close_requested.wait,
+            exited=self.chrome.wait_exited,
+            dropped=self.conn.wait_closed,
+        )
+        if self.close_reason is None and ended != "requested":
+            self.close_reason = "crash"
+        self.state = ChromeState.CLOSING
 
-    async def _wait_for_end(self) -> None:
-        """Return when a close is requested, Chrome exits, or the connection drops."""
-        async with trio.open_nursery() as race:
-
-            async def watch(fn: Callable[[], Awaitable[None]], reason: str | None) -> None:
-                await fn()
-                if self.close_reason is None and reason is not None:
-                    self.close_reason = reason
-                race.cancel_scope.cancel()
-
-            race.start_soon(watch, self._close_requested.wait, None)
-            race.start_soon(watch, self.chrome.wait_exited, "crash")
-            race.start_soon(watch, self.conn.wait_closed, "crash")
-        self.state = SessionState.CLOSING
+    def mark_closed(self, report: KillReport | None) -> None:
+        """The group is gone: keep the ladder's report and wake everyone waiting in aclose."""
+        self.report = self.report or report
+        self.state = ChromeState.CLOSED
+        self._closed.set()
 
 
 async def run_browser_session(
@@ -182,15 +139,13 @@ async def run_browser_session(
                     ) from exc
                 session = BrowserSession(conversation_id, chrome, conn, page)
                 task_status.started(session)
-                await session._wait_for_end()
+                await session.wait_for_end()
                 polite = None if chrome.exited or conn.closed else _polite_close(conn)
                 session.report = await chrome.aclose(polite=polite)
         finally:
             report = await chrome.aclose()
             if session is not None:
-                session.report = session.report or report
-                session.state = SessionState.CLOSED
-                session._closed.set()
+                session.mark_closed(report)
                 on_closed(session)
             nursery.cancel_scope.cancel()
 

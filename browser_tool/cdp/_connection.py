@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar
 
 import trio
 
+from .._duration import format_duration
 from .._errors import CdpCommandError, CdpConnectionError, CdpTimeoutError, InvalidInputError
 from .._tasks import raise_sole
 from ._events import ANY_SESSION, CdpEvent
@@ -124,7 +125,8 @@ class CdpConnection:
             del pending[command_id]
         if not slot.done.is_set():
             counters.commands_timed_out += 1
-            raise CdpTimeoutError(method, math.inf if timeout is None else timeout)
+            limit = math.inf if timeout is None else timeout
+            raise CdpTimeoutError(method, limit, format_duration(limit))
         if slot.error is not None:
             counters.commands_failed += 1
             raise slot.error

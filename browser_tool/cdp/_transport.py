@@ -28,6 +28,7 @@ from trio_websocket import (
     wrap_client_stream,
 )
 
+from .._duration import format_duration
 from .._errors import CdpConnectionError, InvalidInputError
 from .._tasks import raise_sole
 
@@ -94,7 +95,8 @@ async def open_websocket_transport(
     host, port, host_header, resource = _split_url(url)
     deadline = trio.current_time() + connect_timeout
     timed_out = CdpConnectionError(
-        f"could not connect to {url!r}: no WebSocket handshake within {connect_timeout:g}s"
+        f"could not connect to {url!r}: no WebSocket handshake within "
+        f"{format_duration(connect_timeout)}"
     )
     with trio.CancelScope(deadline=deadline) as connect_scope:
         try:

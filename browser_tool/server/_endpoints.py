@@ -1,4 +1,5 @@
-"""The HTTP API's endpoints, each a thin translation to one BrowserSessionManager call.
+"""The HTTP API's endpoints, each a thin translation to one BrowserSessionManager call. The
+route table (`_routes`) names the method that serves each operation; `handlers()` looks them up.
 
 Tool failures and invalid tool input are 200 with `is_error` true: the model must see them.
 Everything the caller got wrong about the request itself is a 4xx with the error shape.
@@ -12,12 +13,11 @@ from typing import Any
 
 from .._conversation_ids import validate_conversation_id
 from .._errors import HttpError, InvalidInputError
-from .._manager import BrowserSessionManager
-from .._settings import Settings
 from ..tools import UnknownToolError, tool_definitions
 from ._metrics_text import render_metrics
 from ._openapi import openapi_document
-from ._runtime import Shutdown
+from ._routes import ROUTES
+from ._service_parts import ServiceParts
 from ._wire import (
     Receive,
     Reply,
@@ -48,14 +48,12 @@ Handler = Callable[[Request], Awaitable[Reply]]
 
 
 class Endpoints:
-    """One method per endpoint; `table()` maps (method, route name) to it."""
+    """One method per operation of the route table."""
 
-    def __init__(
-        self, manager: BrowserSessionManager, settings: Settings, shutdown: Shutdown
-    ) -> None:
-        self._manager = manager
-        self._settings = settings
-        self._shutdown = shutdown
+    def __init__(self, parts: ServiceParts) -> None:
+        self._manager = parts.manager
+        self._settings = parts.settings
+        self._shutdown = parts.shutdown
         self._tools = tool_definitions()
         self._tool_names = frozenset(tool["name"] for tool in self._tools)
         self._openapi = openapi_document()
@@ -127,16 +125,10 @@ class Endpoints:
     async def openapi(self, req: Request) -> Reply:
         return json_reply(self._openapi)
 
-    def table(self) -> dict[str, dict[str, Handler]]:
-        """Route name -> {HTTP method: handler}; the route patterns live in the app."""
-        return {
-            "tools": {"GET": self.list_tools},
-            "call": {"POST": self.call_tool},
-            "conversation": {"DELETE": self.delete_conversation},
-            "reset": {"POST": self.reset_conversation},
-            "keepalive": {"POST": self.keepalive},
-            "sessions": {"GET": self.sessions},
-            "healthz": {"GET": self.healthz},
-            "metrics": {"GET": self.metrics},
-            "openapi": {"GET": self.openapi},
-        }
+    def handlers(self) -> dict[str, Handler]:
+        """The handler of every operation in the route table, by the name the table gives it.
+
+        Raises AttributeError, at start-up, when the table names a method this class lacks.
+        """
+        names = {op.handler for route in ROUTES for op in route.operations.values()}
+        return {name: getattr(self, name) for name in sorted(names)}

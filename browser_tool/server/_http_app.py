@@ -1,22 +1,21 @@
 """HttpApp: the ASGI application of `browser-tool serve` (and of `browser-tool mcp --http`,
 which mounts the MCP endpoint at /mcp).
 
-Hand-written rather than Starlette: nine routes of JSON in, JSON out, where every non-200 must
-have our error shape (a framework's default 404/405/500 pages would not), the body limit must
-hold while the body streams in, and the per-call overhead stays a few dozen microseconds.
+Hand-written rather than Starlette: a handful of routes (the table in `_routes`) of JSON in,
+JSON out, where every non-200 must have our error shape (a framework's default 404/405/500
+pages would not), the body limit must hold while the body streams in, and the per-call overhead
+stays a few dozen microseconds.
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
-import re
 
 from .._errors import ClientGone, HttpError
-from .._manager import BrowserSessionManager
-from .._settings import Settings
-from ._endpoints import Endpoints, Handler, Request
-from ._runtime import InFlight, Shutdown
+from ._endpoints import Endpoints, Request
+from ._routes import find_route
+from ._service_parts import ServiceParts
 from ._wire import (
     AsgiApp,
     Receive,
@@ -30,43 +29,18 @@ from ._wire import (
 
 log = logging.getLogger("browser_tool.http")
 
-_CONVERSATION = r"/v1/conversations/(?P<conversation_id>[^/]+)"
-ROUTES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), name)
-    for pattern, name in (
-        (r"/v1/tools", "tools"),
-        (_CONVERSATION + r"/tools/(?P<tool>[^/]+)", "call"),
-        (_CONVERSATION, "conversation"),
-        (_CONVERSATION + r"/reset", "reset"),
-        (_CONVERSATION + r"/keepalive", "keepalive"),
-        (r"/v1/sessions", "sessions"),
-        (r"/healthz", "healthz"),
-        (r"/metrics", "metrics"),
-        (r"/openapi.json", "openapi"),
-    )
-)
 MCP_PATH = "/mcp"
-# Probes must work without the token; nothing there is worth hiding.
-_OPEN_PATHS = frozenset({"/healthz"})
 
 
 class HttpApp:
     """The ASGI callable. Counts every request in flight for the shutdown drain."""
 
-    def __init__(
-        self,
-        manager: BrowserSessionManager,
-        settings: Settings,
-        inflight: InFlight,
-        shutdown: Shutdown,
-        *,
-        mcp: AsgiApp | None = None,
-    ) -> None:
-        self._table = Endpoints(manager, settings, shutdown).table()
-        self._inflight = inflight
-        self._shutdown = shutdown
+    def __init__(self, parts: ServiceParts, *, mcp: AsgiApp | None = None) -> None:
+        self._handlers = Endpoints(parts).handlers()
+        self._inflight = parts.inflight
+        self._shutdown = parts.shutdown
         self._mcp = mcp
-        self._token = settings.token.encode() if settings.token else None
+        self._token = parts.settings.token.encode() if parts.settings.token else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -92,12 +66,21 @@ class HttpApp:
 
     async def _dispatch(self, scope: Scope, receive: Receive, path: str) -> Reply:
         try:
-            if path not in _OPEN_PATHS and not self._authorized(scope):
+            # The token comes before the path is judged: a caller without it learns nothing
+            # about the API (not even 404 from 405), only the probe answers it.
+            found = find_route(path)
+            is_probe = found is not None and found[0].is_probe
+            if not is_probe and not self._authorized(scope):
                 raise _unauthorized()
-            handler, params = self._route(str(scope["method"]), path)
-            if self._shutdown.stopping and path not in _OPEN_PATHS:
+            if found is None:
+                raise HttpError(
+                    404, "not_found", f"No endpoint at {path!r}; see GET /openapi.json."
+                )
+            route, params = found
+            operation = route.operation(str(scope["method"]), path)
+            if self._shutdown.stopping and not is_probe:
                 raise HttpError(503, "shutting_down", "The service is shutting down.")
-            return await handler(Request(scope, receive, params))
+            return await self._handlers[operation.handler](Request(scope, receive, params))
         except HttpError as exc:
             return error_reply(exc)
         except ClientGone:
@@ -105,24 +88,6 @@ class HttpApp:
         except Exception:
             log.exception("%s %s failed", scope.get("method"), path)
             return error_reply(HttpError(500, "internal_error", "The service failed; see its log."))
-
-    def _route(self, method: str, path: str) -> tuple[Handler, dict[str, str]]:
-        for pattern, name in ROUTES:
-            match = pattern.fullmatch(path)
-            if match is None:
-                continue
-            handlers = self._table[name]
-            handler = handlers.get(method)
-            if handler is None:
-                allowed = ", ".join(sorted(handlers))
-                raise HttpError(
-                    405,
-                    "method_not_allowed",
-                    f"{method} is not allowed on {path}; use {allowed}.",
-                    headers=(("allow", allowed),),
-                )
-            return handler, match.groupdict()
-        raise HttpError(404, "not_found", f"No endpoint at {path!r}; see GET /openapi.json.")
 
     def _authorized(self, scope: Scope) -> bool:
         if self._token is None:

@@ -18,12 +18,11 @@ from hypercorn.config import Config
 from hypercorn.trio import serve
 
 from .._errors import ListenError
-from .._manager import open_session_manager
 from .._settings import Settings
 from .._tasks import sole_exception
 from ._http_app import HttpApp
-from ._metrics_text import record_startup_reap
-from ._runtime import InFlight, Shutdown
+from ._runtime import Shutdown
+from ._service_parts import open_service_parts
 from ._wire import AsgiApp
 
 log = logging.getLogger("browser_tool.http")
@@ -57,19 +56,16 @@ async def run_http_service(
     single-member exception groups: see `sole_exception`).
     Every session is killed before this returns, however it ends.
     """
-    async with open_session_manager(settings) as manager:
-        shutdown.manager = manager
-        record_startup_reap(manager)
-        inflight = InFlight()
+    async with open_service_parts(settings, shutdown) as parts:
         async with trio.open_nursery() as nursery:
             mcp: AsgiApp | None = None
             if with_mcp:
                 from ._mcp_http import McpHttpEndpoint
 
-                endpoint = McpHttpEndpoint(manager, settings, inflight, shutdown)
+                endpoint = McpHttpEndpoint(parts)
                 await nursery.start(endpoint.run)
                 mcp = endpoint.asgi
-            app = HttpApp(manager, settings, inflight, shutdown, mcp=mcp)
+            app = HttpApp(parts, mcp=mcp)
             config = hypercorn_config(settings)
             try:
                 binds = await nursery.start(
@@ -87,7 +83,6 @@ async def run_http_service(
                 reason = leaf.strerror or str(leaf)
                 raise ListenError(f"cannot listen on {config.bind[0]}: {reason}") from leaf
             announce(binds[0])
-            await shutdown.requested.wait()
-            await shutdown.drain(inflight, settings.call_grace)
+            await parts.wait_stopped()
             nursery.cancel_scope.cancel()
-        log.info("closing %d session(s)", len(manager.list_sessions()))
+        log.info("closing %d session(s)", len(parts.manager.list_sessions()))

@@ -21,9 +21,8 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from .._errors import InvalidInputError, NoConversationError
-from .._manager import BrowserSessionManager
 from ..tools import ToolOutput, UnknownToolError, tool_definitions
-from ._runtime import InFlight, Shutdown
+from ._service_parts import ServiceParts
 
 SERVER_NAME = "browser-tool"
 
@@ -40,12 +39,7 @@ def to_call_tool_result(output: ToolOutput) -> types.CallToolResult:
     return types.CallToolResult(content=content, is_error=output.is_error)
 
 
-def build_mcp_server(
-    manager: BrowserSessionManager,
-    conversation_for: ConversationFor,
-    inflight: InFlight,
-    shutdown: Shutdown,
-) -> Server[Any]:
+def build_mcp_server(parts: ServiceParts, conversation_for: ConversationFor) -> Server[Any]:
     """A low-level MCP Server whose tools are the manager's; see the module docstring."""
     tools = [
         types.Tool(name=t["name"], description=t["description"], input_schema=t["input_schema"])
@@ -58,15 +52,15 @@ def build_mcp_server(
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if shutdown.stopping:
+        if parts.shutdown.stopping:
             return to_call_tool_result(ToolOutput.error("The service is shutting down."))
         try:
             conversation_id = conversation_for(ctx)
         except NoConversationError as exc:
             return to_call_tool_result(ToolOutput.error(str(exc)))
-        with inflight.track():
+        with parts.inflight.track():
             try:
-                output = await manager.call_tool(
+                output = await parts.manager.call_tool(
                     conversation_id, params.name, dict(params.arguments or {})
                 )
             except UnknownToolError as exc:

@@ -19,10 +19,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .._errors import NoConversationError
-from .._manager import BrowserSessionManager
-from .._settings import Settings
+from ._listen import is_loopback
 from ._mcp import Context, build_mcp_server
-from ._runtime import InFlight, Shutdown, is_loopback
+from ._service_parts import ServiceParts
 from ._wire import AsgiApp
 
 log = logging.getLogger("browser_tool.mcp")
@@ -34,16 +33,11 @@ _HOOKED = "browser_tool.conversation"
 class McpHttpEndpoint:
     """The SDK's session manager wired to ours. Run `run` in a nursery, then serve `asgi`."""
 
-    def __init__(
-        self,
-        manager: BrowserSessionManager,
-        settings: Settings,
-        inflight: InFlight,
-        shutdown: Shutdown,
-    ) -> None:
-        self._manager = manager
-        self._shutdown = shutdown
-        self._server = build_mcp_server(manager, self._conversation_for, inflight, shutdown)
+    def __init__(self, parts: ServiceParts) -> None:
+        settings = parts.settings
+        self._manager = parts.manager
+        self._shutdown = parts.shutdown
+        self._server = build_mcp_server(parts, self._conversation_for)
         self._server.add_request_handler("server/discover", types.RequestParams, self._discover)
         self._sessions = StreamableHTTPSessionManager(
             app=self._server,

@@ -16,10 +16,10 @@ from typing import Any, cast
 import trio
 from mcp.server.stdio import stdio_server
 
-from .._manager import open_session_manager
 from .._settings import Settings
 from ._mcp import build_mcp_server
-from ._runtime import InFlight, Shutdown
+from ._runtime import Shutdown
+from ._service_parts import open_service_parts
 
 log = logging.getLogger("browser_tool.mcp")
 
@@ -54,10 +54,8 @@ async def run_mcp_stdio(settings: Settings, shutdown: Shutdown, conversation_id:
 
     Raises what `open_session_manager` raises. Every session is killed before this returns.
     """
-    async with open_session_manager(settings) as manager:
-        shutdown.manager = manager
-        inflight = InFlight()
-        server = build_mcp_server(manager, lambda ctx: conversation_id, inflight, shutdown)
+    async with open_service_parts(settings, shutdown) as parts:
+        server = build_mcp_server(parts, lambda ctx: conversation_id)
         stdin_ended = False
 
         async def serve_stdio() -> None:
@@ -71,9 +69,8 @@ async def run_mcp_stdio(settings: Settings, shutdown: Shutdown, conversation_id:
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(serve_stdio)
-            await shutdown.requested.wait()
-            await shutdown.drain(inflight, settings.call_grace)
+            await parts.wait_stopped()
             nursery.cancel_scope.cancel()
         if stdin_ended:
-            report = await manager.kill_session(conversation_id, reason="delete")
+            report = await parts.manager.kill_session(conversation_id, reason="delete")
             log.info("conversation %s ended (pid %s)", conversation_id, report.pid)

@@ -1,33 +1,26 @@
-"""GET /openapi.json: the HTTP API described in OpenAPI 3.1, built from the same tool table
-and id rule the service enforces, so the document cannot drift from the code."""
+"""GET /openapi.json: the HTTP API described in OpenAPI 3.1, built from the same route table,
+tool table and id rule the service enforces, so the document cannot drift from the code.
+
+The operations are the route table's (see `_routes`); here are what they share: the path
+parameters, the error shape and what each error status means, and the component schemas."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .._conversation_ids import CONVERSATION_ID_PATTERN
+from .._reports import SESSION_STATES
 from ..tools import tool_definitions
+from ._routes import ROUTES, Operation, Payload, Route, component_ref
 
-_REF = "#/components/schemas/"
-
-
-def _ref(name: str) -> dict[str, str]:
-    return {"$ref": _REF + name}
-
-
-def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
-
-
-def _errors(*statuses: int) -> dict[str, Any]:
-    meaning = {
-        400: "Bad request: invalid conversation id, body not a JSON object, or invalid input",
-        401: "Missing or wrong bearer token (when BROWSER_TOOL_TOKEN is set)",
-        404: "Unknown tool",
-        413: "Body over BROWSER_TOOL_MAX_BODY_BYTES",
-        503: "The service is shutting down",
-    }
-    return {str(status): _json(_ref("Error"), meaning[status]) for status in statuses}
+# What each status an operation answers with the error shape means in this API.
+_ERROR_MEANINGS = {
+    400: "Bad request: invalid conversation id, body not a JSON object, or invalid input",
+    401: "Missing or wrong bearer token (when BROWSER_TOOL_TOKEN is set)",
+    404: "Unknown tool",
+    413: "Body over BROWSER_TOOL_MAX_BODY_BYTES",
+    503: "The service is shutting down",
+}
 
 
 _CONVERSATION = {
@@ -88,7 +81,7 @@ _SCHEMAS: dict[str, Any] = {
         "properties": {
             "conversation_id": {"type": "string"},
             "pid": {"type": ["integer", "null"]},
-            "state": {"type": "string", "enum": ["starting", "ready", "closing", "closed"]},
+            "state": {"type": "string", "enum": list(SESSION_STATES)},
             "age_s": {"type": "number"},
             "idle_s": {"type": "number"},
             "idle_left_s": {"type": "number"},
@@ -100,117 +93,50 @@ _SCHEMAS: dict[str, Any] = {
 }
 
 
-def _paths() -> dict[str, Any]:
-    names = [tool["name"] for tool in tool_definitions()]
-    conversation = "/v1/conversations/{conversation_id}"
+def _parameter(name: str, tool_names: list[str]) -> dict[str, Any]:
+    if name == "conversation_id":
+        return _CONVERSATION
+    if name == "tool":
+        return {
+            "name": "tool",
+            "in": "path",
+            "required": True,
+            "schema": {"type": "string", "enum": tool_names},
+        }
+    raise ValueError(f"path parameter {name!r} of the route table has no description here")
+
+
+def _payload(payload: Payload) -> dict[str, Any]:
     return {
-        "/v1/tools": {
-            "get": {
-                "summary": "The tool definitions to hand to a model",
-                "responses": {"200": _json({"type": "object"}, "{'tools': [{name, ...}]}")},
-            }
+        "description": payload.description,
+        "content": {payload.media_type: {"schema": dict(payload.schema)}},
+    }
+
+
+def _operation(route: Route, operation: Operation, tool_names: list[str]) -> dict[str, Any]:
+    described: dict[str, Any] = {"summary": operation.summary}
+    if route.parameters:
+        described["parameters"] = [_parameter(name, tool_names) for name in route.parameters]
+    if operation.request is not None:
+        described["requestBody"] = _payload(operation.request)
+    described["responses"] = {
+        **{str(status): _payload(payload) for status, payload in operation.responses.items()},
+        **{
+            str(status): _payload(Payload(_ERROR_MEANINGS[status], component_ref("Error")))
+            for status in operation.errors
         },
-        conversation + "/tools/{tool}": {
-            "post": {
-                "summary": "Run one tool call in the conversation's browser",
-                "parameters": [
-                    _CONVERSATION,
-                    {
-                        "name": "tool",
-                        "in": "path",
-                        "required": True,
-                        "schema": {"type": "string", "enum": names},
-                    },
-                ],
-                "requestBody": _json({"type": "object"}, "The tool input (see /v1/tools)"),
-                "responses": {
-                    "200": _json(_ref("ToolOutput"), "The result; tool failures have is_error"),
-                    **_errors(400, 401, 404, 413, 503),
-                },
-            }
-        },
-        conversation: {
-            "delete": {
-                "summary": "End the conversation's browser and delete its files (idempotent)",
-                "parameters": [_CONVERSATION],
-                "responses": {
-                    "200": _json(_ref("CleanupReport"), "What was cleaned up"),
-                    **_errors(400, 401, 503),
-                },
-            }
-        },
-        conversation + "/reset": {
-            "post": {
-                "summary": "Close the browser and clear downloads; the next call starts clean",
-                "parameters": [_CONVERSATION],
-                "responses": {
-                    "200": _json(_ref("CleanupReport"), "What was closed"),
-                    **_errors(400, 401, 503),
-                },
-            }
-        },
-        conversation + "/keepalive": {
-            "post": {
-                "summary": "Set the conversation's idle timeout (capped by the settings)",
-                "parameters": [_CONVERSATION],
-                "requestBody": _json(
-                    {
-                        "type": "object",
-                        "required": ["idle_timeout_s"],
-                        "properties": {"idle_timeout_s": {"type": "number", "exclusiveMinimum": 0}},
-                    },
-                    "The idle timeout wanted, in seconds",
-                ),
-                "responses": {
-                    "200": _json({"type": "object"}, "The idle timeout granted"),
-                    **_errors(400, 401, 413, 503),
-                },
-            }
-        },
-        "/v1/sessions": {
-            "get": {
-                "summary": "Inventory of live browser sessions",
-                "responses": {
-                    "200": _json(
-                        {
-                            "type": "object",
-                            "properties": {
-                                "sessions": {"type": "array", "items": _ref("SessionInfo")}
-                            },
-                        },
-                        "Sessions",
-                    ),
-                    **_errors(401),
-                },
-            }
-        },
-        "/healthz": {
-            "get": {
-                "summary": "Liveness (no token needed); 503 while shutting down",
-                "responses": {
-                    "200": _json({"type": "object"}, "Serving"),
-                    "503": _json({"type": "object"}, "Shutting down"),
-                },
-            }
-        },
-        "/metrics": {
-            "get": {
-                "summary": "Prometheus text format",
-                "responses": {
-                    "200": {
-                        "description": "Metrics",
-                        "content": {"text/plain": {"schema": {"type": "string"}}},
-                    },
-                    **_errors(401),
-                },
-            }
-        },
-        "/openapi.json": {
-            "get": {
-                "summary": "This document",
-                "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")},
-            }
-        },
+    }
+    return described
+
+
+def _paths() -> dict[str, Any]:
+    tool_names = [tool["name"] for tool in tool_definitions()]
+    return {
+        route.template: {
+            method.lower(): _operation(route, operation, tool_names)
+            for method, operation in route.operations.items()
+        }
+        for route in ROUTES
     }
 
 

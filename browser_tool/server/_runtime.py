@@ -1,4 +1,4 @@
-"""Running a front end as a service: who may listen where, calls in flight, and signals.
+"""Running a front end as a service: the calls in flight, and the stop that signals ask for.
 
 The first SIGTERM or SIGINT stops new work (the listener closes, new requests get 503, new
 MCP calls an error), gives the calls in flight `call_grace` to finish, then the front end leaves
@@ -9,7 +9,6 @@ answer with an error, so their clients still get a reply.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import signal
 from collections.abc import AsyncIterator, Iterator
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from .._errors import ListenPolicyError
 from .._tasks import first_of
 
 if TYPE_CHECKING:
@@ -31,30 +29,6 @@ SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 # After the grace (or a second signal) the calls in flight are stopped; this is how long they
 # get to send the error reply that says so before their connections are cut.
 _REPLY_FLUSH = 1.0
-
-
-def is_loopback(host: str) -> bool:
-    """True for `localhost` and loopback IP literals (127.0.0.0/8, ::1)."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a host name other than localhost may resolve anywhere
-
-
-def check_listen_policy(host: str, token: str | None) -> None:
-    """A bearer token is optional on loopback and required on any other address.
-
-    Raises ListenPolicyError, naming the variable to set, when `host` is not loopback and
-    `token` is empty.
-    """
-    if not token and not is_loopback(host):
-        raise ListenPolicyError(
-            f"refusing to listen on {host!r} without a token: anyone who can reach it could "
-            "drive a browser on this host. Set BROWSER_TOOL_TOKEN (clients then send "
-            "'Authorization: Bearer <token>'), or listen on 127.0.0.1."
-        )
 
 
 class InFlight:

@@ -8,9 +8,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import trio
-
 from .._errors import ClientGone, HttpError
+from .._tasks import first_of
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -120,24 +119,17 @@ def _json_kind(value: object) -> str:
 async def while_connected(receive: Receive, work: Callable[[], Awaitable[T]]) -> T:
     """Run `work` (after the request body was read) unless the client disconnects first: then
     `work` is cancelled and ClientGone raised, so an abandoned tool call stops at once instead
-    of holding its conversation until its own timeout. Exceptions of `work` pass through."""
-    results: list[T] = []
-    errors: list[Exception] = []
+    of holding its conversation until its own timeout. Exceptions of `work` pass through, as
+    themselves (see `first_of`)."""
+    done: list[T] = []
 
-    async def watch(scope: trio.CancelScope) -> None:
+    async def finish_work() -> None:
+        done.append(await work())
+
+    async def wait_disconnect() -> None:
         while (await receive())["type"] != "http.disconnect":
             pass
-        scope.cancel()
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(watch, nursery.cancel_scope)
-        try:
-            results.append(await work())
-        except Exception as exc:  # re-raised below, unwrapped from the nursery's group
-            errors.append(exc)
-        nursery.cancel_scope.cancel()
-    if errors:
-        raise errors[0]
-    if not results:
+    if await first_of(work=finish_work, disconnect=wait_disconnect) != "work":
         raise ClientGone
-    return results[0]
+    return done[0]

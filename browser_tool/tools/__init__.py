@@ -3,14 +3,24 @@
 Imports the `browser` layer (and `cdp` through it) and the foundation modules; nothing above.
 """
 
-from ._context import ToolContext
-from ._images import FittedImage, ImageLimits, fit_image, image_size, read_image_file
+from ._context import ConversationAccess, ToolContext
+from ._image_fit import FittedImage, ImageLimits, fit_image, read_image_file
+from ._image_header import image_size
 from ._output import ToolImage, ToolOutput
-from ._registry import UnknownToolError, find_tool, prepare_input, run_tool, tool_definitions
+from ._registry import (
+    Tool,
+    UnknownToolError,
+    find_tool,
+    prepare_input,
+    run_tool,
+    tool_definitions,
+)
 
 __all__ = [
+    "ConversationAccess",
     "FittedImage",
     "ImageLimits",
+    "Tool",
     "ToolContext",
     "ToolImage",
     "ToolOutput",

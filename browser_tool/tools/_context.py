@@ -1,40 +1,83 @@
-"""ToolContext: what one tool call may reach. Created per call with the conversation's slot fixed
-inside, so a tool can only ever get its own conversation's browser: no tool input names a
-session, a pid or a port. Bound to the slot, not the id: a call in flight when its conversation
-is deleted can never bring the conversation back (a new browser, a recreated dir)."""
+"""ToolContext: what one tool call may reach, and nothing more.
+
+A tool reaches its conversation only through the small `ConversationAccess` interface, whose
+object the manager binds to one conversation before the call: no tool input names a session, a
+pid or a port, and a call in flight when its conversation is deleted cannot bring it back.
+The caller's timeout bounds the whole call, the browser's launch included: `deadline` is the
+trio time by which the call must be done.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+import trio
+
+from .._duration import format_duration
+from .._errors import ToolError
 from .._settings import Settings
 from ..browser import BrowserSession, SessionDirs
 
-if TYPE_CHECKING:
-    from .._manager import BrowserSessionManager, _Slot
+
+class ConversationAccess(Protocol):
+    """The one conversation a call belongs to, as the manager lends it to the call."""
+
+    @property
+    def conversation_id(self) -> str: ...
+
+    async def browser(self) -> BrowserSession:
+        """The conversation's browser, launched on first use. Raises BrowserLaunchError, or
+        SessionClosedError once the conversation was deleted. Cancelled during a launch, the
+        half-started browser is killed."""
+        ...
+
+    def existing_browser(self) -> BrowserSession | None:
+        """The conversation's browser if one is running; never launches one."""
+        ...
+
+    def dirs(self) -> SessionDirs:
+        """The conversation's dir (created if needed), without launching a browser. Raises
+        SessionClosedError once the conversation was deleted."""
+        ...
 
 
 @dataclass(frozen=True)
 class ToolContext:
-    conversation_id: str
+    """One call's view: its settings, its timeout and deadline, and its conversation."""
+
     settings: Settings
     working_dir: Path
-    _manager: BrowserSessionManager
-    _slot: _Slot
+    timeout: float  # seconds, as the caller gave it (or the default)
+    deadline: float  # trio time: the whole call, launch included, ends by then
+    conversation: ConversationAccess
+
+    @property
+    def conversation_id(self) -> str:
+        return self.conversation.conversation_id
 
     async def browser(self) -> BrowserSession:
-        """This conversation's browser, launched on first use. Raises BrowserLaunchError, or
-        SessionClosedError once the conversation was deleted."""
-        return await self._manager._browser_for_call(self._slot)
+        """The conversation's browser, launched on first use within the call's deadline.
+
+        Raises ToolError when the launch does not finish by the deadline (the half-started
+        browser is killed), BrowserLaunchError when Chrome will not start, and
+        SessionClosedError once the conversation was deleted.
+        """
+        with trio.move_on_at(self.deadline) as scope:
+            return await self.conversation.browser()
+        assert scope.cancelled_caught
+        raise ToolError(
+            f"Timeout after {format_duration(self.timeout)}: the browser did not start within "
+            "the call's timeout; the launch was stopped and the call was not run. Retry with a "
+            "longer timeout."
+        )
 
     def existing_browser(self) -> BrowserSession | None:
-        """This conversation's browser if one is running; never launches one."""
-        session = self._slot.session
-        return session if session is not None and session.alive else None
+        """The conversation's browser if one is running; never launches one."""
+        return self.conversation.existing_browser()
 
     def dirs(self) -> SessionDirs:
-        """This conversation's dir (created if needed), without launching a browser. Raises
-        SessionClosedError once the conversation was deleted."""
-        return self._manager._dirs_for(self._slot)
+        """The conversation's dir (created if needed). Raises SessionClosedError once the
+        conversation was deleted."""
+        return self.conversation.dirs()

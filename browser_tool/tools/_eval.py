@@ -33,7 +33,7 @@ def format_value(result: dict[str, Any]) -> str:
     return str(result.get("description") or result.get("type", "undefined"))
 
 
-async def evaluate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> ToolOutput:
+async def evaluate(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     session = await ctx.browser()
     page = session.page
     cdp = page.session
@@ -44,27 +44,28 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> To
         "awaitPromise": bool(args.get("await", True)),
         "userGesture": True,
         # CDP's own limit stops a synchronous loop inside V8; ours below covers awaited promises.
-        "timeout": max(1, int(timeout * 1000)),
+        # It gets what is left of the call's time, the launch having taken its share.
+        "timeout": max(1, int((ctx.deadline - trio.current_time()) * 1000)),
     }
     result: dict[str, Any] = {}
 
     async def run() -> None:
         result.update(await cdp.send("Runtime.evaluate", params))
 
-    with trio.move_on_after(timeout) as deadline:
+    with trio.move_on_at(ctx.deadline) as deadline:
         outcome = await first_of(done=run, crashed=crashed.wait)
     if deadline.cancelled_caught or _was_terminated(result):
         # Stop whatever still runs so the page stays usable for the next call.
         await page.send_best_effort("Runtime.terminateExecution")
         if deadline.cancelled_caught and page.navigating_to is not None:
             raise ToolError(
-                f"Timeout after {format_duration(timeout)}: the expression did not run because "
+                f"Timeout after {format_duration(ctx.timeout)}: the expression did not run because "
                 f"the page is still navigating to {page.navigating_to}, which has not answered; "
                 "Chrome runs no script on a page until its navigation commits. Wait and retry, "
                 "or call browser_navigate (it replaces the pending navigation)."
             )
         raise ToolError(
-            f"Timeout after {format_duration(timeout)} evaluating the expression; "
+            f"Timeout after {format_duration(ctx.timeout)} evaluating the expression; "
             "its execution was terminated and the page is still usable."
         )
     if outcome == "crashed":

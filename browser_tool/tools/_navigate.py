@@ -68,11 +68,11 @@ def describe_net_error(error_text: str, url: str) -> str:
     return f"{error_text}: {detail}"
 
 
-async def navigate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> ToolOutput:
+async def navigate(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     url = check_url(args["url"], ctx.settings.allowed_url_schemes)
     page = (await ctx.browser()).page
     try:
-        return await _navigate(page, url, timeout)
+        return await _navigate(page, url, ctx)
     except trio.Cancelled:
         # The caller gave up (a client hung up). A pending navigation holds back every script
         # on the page until it commits, so stop it before the next call needs the page.
@@ -80,11 +80,11 @@ async def navigate(ctx: ToolContext, args: dict[str, Any], timeout: float) -> To
         raise
 
 
-async def _navigate(page: Page, url: str, timeout: float) -> ToolOutput:
+async def _navigate(page: Page, url: str, ctx: ToolContext) -> ToolOutput:
     crashed = page.crashed
     download_seen = page.new_download_watch()
     cdp = page.session
-    with trio.move_on_after(timeout) as deadline:
+    with trio.move_on_at(ctx.deadline) as deadline:
         async with cdp.listen("Page.lifecycleEvent", buffer=1000) as lifecycle:
             result = await cdp.send("Page.navigate", {"url": url})
             error_text = result.get("errorText")
@@ -120,7 +120,9 @@ async def _navigate(page: Page, url: str, timeout: float) -> ToolOutput:
         return ToolOutput.ok("done")
     if deadline.cancelled_caught:
         await page.send_best_effort("Page.stopLoading")
-        raise ToolError(f"Timeout after {format_duration(timeout)} waiting for page load of {url}")
+        raise ToolError(
+            f"Timeout after {format_duration(ctx.timeout)} waiting for page load of {url}"
+        )
     raise AssertionError("unreachable")
 
 

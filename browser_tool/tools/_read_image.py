@@ -8,11 +8,11 @@ from typing import Any
 
 import trio
 
+from .._duration import format_duration
 from .._errors import ToolError
 from ._context import ToolContext
-from ._images import read_image_file
+from ._image_fit import ImageLimits, describe_fit, read_image_file
 from ._output import ToolImage, ToolOutput
-from ._screenshot import describe_fit, image_limits
 
 
 def allowed_roots(ctx: ToolContext) -> list[Path]:
@@ -38,14 +38,15 @@ def resolve_allowed(ctx: ToolContext, raw: str) -> Path:
     return real
 
 
-async def read_image(ctx: ToolContext, args: dict[str, Any], timeout: float) -> ToolOutput:
+async def read_image(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     path = resolve_allowed(ctx, args["path"])
-    with trio.move_on_after(timeout) as deadline:
+    limits = ImageLimits.from_settings(ctx.settings)
+    with trio.move_on_at(ctx.deadline) as deadline:
         fitted = await trio.to_thread.run_sync(
-            read_image_file, path, image_limits(ctx), abandon_on_cancel=True
+            read_image_file, path, limits, abandon_on_cancel=True
         )
     if deadline.cancelled_caught:
-        raise ToolError(f"Timeout after {timeout:g}s reading {path}")
+        raise ToolError(f"Timeout after {format_duration(ctx.timeout)} reading {path}")
     return ToolOutput.ok(
         f"Image from {path} (type: {fitted.media_type}; {describe_fit(fitted)})",
         images=(ToolImage(fitted.media_type, fitted.data, str(path)),),

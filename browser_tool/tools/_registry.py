@@ -1,6 +1,6 @@
-"""The tool registry: each tool's name, description and JSON input schema, and `run_tool`,
-which validates the input before anything runs and turns every failure into a ToolOutput the
-model can read."""
+"""The tool registry: each tool's name, description and JSON input schema; `prepare_input`,
+which checks a call's input before anything runs; and `run_tool`, which turns every failure of
+a call into a ToolOutput the model can read."""
 
 from __future__ import annotations
 
@@ -10,23 +10,25 @@ from typing import Any
 
 from .._duration import parse_duration
 from .._errors import (
-    BrowserLaunchError,
-    CdpCommandError,
+    BrowserToolError,
     CdpConnectionError,
     CdpTimeoutError,
+    DoorError,
     InvalidInputError,
     SessionClosedError,
-    ToolError,
 )
+from ._console_logs import clear_console_logs, recent_console_logs
 from ._context import ToolContext
 from ._eval import evaluate
 from ._navigate import navigate
 from ._output import ToolOutput
-from ._page_state import check_dimensions, clear_console_logs, recent_console_logs, resize
 from ._read_image import read_image
+from ._resize import check_dimensions, resize
 from ._screenshot import screenshot
 
-ToolFn = Callable[[ToolContext, dict[str, Any], float], Awaitable[ToolOutput]]
+# A tool bounds its own work by `ctx.deadline`; a failure the model should read is raised as a
+# BrowserToolError, which `run_tool` turns into an error ToolOutput.
+ToolFn = Callable[[ToolContext, dict[str, Any]], Awaitable[ToolOutput]]
 
 _TIMEOUT = {
     "type": "string",
@@ -190,26 +192,30 @@ def prepare_input(
     return args, timeout
 
 
-async def run_tool(
-    ctx: ToolContext, tool: Tool, args: dict[str, Any], timeout: float
-) -> ToolOutput:
-    """Run a validated call. Every expected failure becomes an error ToolOutput."""
+async def run_tool(ctx: ToolContext, tool: Tool, args: dict[str, Any]) -> ToolOutput:
+    """Run a call whose input `prepare_input` accepted, by `ctx.deadline`.
+
+    Every BrowserToolError the call meets becomes an error ToolOutput, whichever branch of the
+    tree it comes from (a bare SessionError included). A DoorError is a front end's own (a
+    client gone, an HTTP status to answer with) and propagates, as do bugs and cancellation.
+    """
     try:
-        return await tool.run(ctx, args, timeout)
-    except ToolError as exc:
-        return ToolOutput.error(str(exc))
-    except InvalidInputError as exc:
-        return ToolOutput.error(str(exc))
-    except BrowserLaunchError as exc:
-        return ToolOutput.error(str(exc))
-    except CdpTimeoutError as exc:
-        return ToolOutput.error(f"Timeout: {exc}")
-    except CdpCommandError as exc:
-        return ToolOutput.error(str(exc))
-    except CdpConnectionError:
-        return ToolOutput.error(
+        return await tool.run(ctx, args)
+    except DoorError:
+        raise
+    except BrowserToolError as exc:
+        return ToolOutput.error(_describe_error(exc))
+
+
+def _describe_error(exc: BrowserToolError) -> str:
+    """What a failed call tells the model."""
+    if isinstance(exc, CdpTimeoutError):
+        return f"Timeout: {exc}"
+    if isinstance(exc, CdpConnectionError):
+        return (
             "The browser crashed or was closed during the call; its state is lost. "
             "The next call starts a fresh browser."
         )
-    except SessionClosedError as exc:
-        return ToolOutput.error(f"{exc}; the call was stopped.")
+    if isinstance(exc, SessionClosedError):
+        return f"{exc}; the call was stopped."
+    return str(exc)

@@ -11,9 +11,10 @@ from typing import Any
 
 import trio
 
+from .._duration import format_duration
 from .._errors import ToolError
 from ._context import ToolContext
-from ._images import FittedImage, ImageLimits, fit_image
+from ._image_fit import FittedImage, ImageLimits, describe_fit, fit_image
 from ._output import ToolImage, ToolOutput
 
 _counter = itertools.count(1)
@@ -29,29 +30,11 @@ _CLIP_JS = """(() => {
 })()"""
 
 
-def image_limits(ctx: ToolContext) -> ImageLimits:
-    s = ctx.settings
-    return ImageLimits(s.image_max_long_edge, s.image_max_pixels, s.image_max_bytes)
-
-
-def describe_fit(fitted: FittedImage) -> str:
-    size = f"{fitted.original_width}x{fitted.original_height}"
-    if fitted.scale == 1.0 and (fitted.width, fitted.height) == (
-        fitted.original_width,
-        fitted.original_height,
-    ):
-        return size
-    return (
-        f"{size}, sent scaled to {fitted.width}x{fitted.height} "
-        f"(scale factor {fitted.scale:.3f}) to fit the model's image limits"
-    )
-
-
-async def screenshot(ctx: ToolContext, args: dict[str, Any], timeout: float) -> ToolOutput:
+async def screenshot(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     session = await ctx.browser()
     cdp = session.page.session
     selector = args.get("selector")
-    with trio.move_on_after(timeout) as deadline:
+    with trio.move_on_at(ctx.deadline) as deadline:
         params: dict[str, Any] = {"format": "png"}
         if selector:
             found = await cdp.send(
@@ -70,9 +53,10 @@ async def screenshot(ctx: ToolContext, args: dict[str, Any], timeout: float) -> 
         shot = await cdp.send("Page.captureScreenshot", params)
         data = base64.b64decode(shot["data"])
         path = ctx.dirs().screenshots / f"screenshot-{int(time.time())}-{next(_counter)}.png"
-        fitted = await trio.to_thread.run_sync(_save_and_fit, path, data, image_limits(ctx))
+        limits = ImageLimits.from_settings(ctx.settings)
+        fitted = await trio.to_thread.run_sync(_save_and_fit, path, data, limits)
     if deadline.cancelled_caught:
-        raise ToolError(f"Timeout after {timeout:g}s taking the screenshot")
+        raise ToolError(f"Timeout after {format_duration(ctx.timeout)} taking the screenshot")
     return ToolOutput.ok(
         f"Screenshot taken (saved as {path}; {describe_fit(fitted)})",
         images=(ToolImage(fitted.media_type, fitted.data, str(path)),),

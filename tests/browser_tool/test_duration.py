@@ -1,16 +1,22 @@
-"""Duration strings in tool inputs.
+"""Duration strings in tool inputs, and durations in messages.
 
-Charter: pure and synchronous. Every accepted form maps to an exact number of seconds; every
-refused form raises InvalidInputError naming the field, the rule and the value; formatting
-reads back to the same number.
+Charter: parsing and formatting are pure and synchronous. Every accepted form maps to an exact
+number of seconds; every refused form raises InvalidInputError naming the field, the rule and
+the value; formatting reads back to the same number. The last tests check that a message that
+shows a duration prints it as `format_duration` does ("1m30s", "500ms", never "90s" or
+"0.5s"), met on a loopback listener or a fake CDP peer under the autojump clock.
 """
 
 from __future__ import annotations
 
 import pytest
+import trio
+import trio.testing
 
+from browser_tool import CdpConnectionError, CdpTimeoutError, open_cdp_connection
 from browser_tool._duration import format_duration, parse_duration
 from browser_tool._errors import InvalidInputError
+from tests.support.fake_cdp_peer import open_fake_cdp_peer
 
 
 @pytest.mark.parametrize(
@@ -121,3 +127,27 @@ def test_format(seconds: float, text: str) -> None:
 @pytest.mark.parametrize("seconds", [0.001, 0.25, 1.0, 14.5, 61.25, 599.999, 7322.125])
 def test_format_reads_back(seconds: float) -> None:
     assert parse_duration(format_duration(seconds), maximum=86400.0) == pytest.approx(seconds)
+
+
+async def test_a_command_timeout_is_printed_as_a_duration(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with open_fake_cdp_peer() as peer, open_cdp_connection(peer.url) as conn:
+        with pytest.raises(CdpTimeoutError) as info:
+            await conn.send("Runtime.evaluate", {"expression": "1"}, timeout=0.5)
+    assert str(info.value) == "Runtime.evaluate got no answer within 500ms"
+
+
+async def test_a_connect_timeout_is_printed_as_a_duration(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # A listener that accepts TCP (the kernel does) but never answers the upgrade request.
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    try:
+        with pytest.raises(CdpConnectionError, match=r"no WebSocket handshake within 1m30s$"):
+            async with open_cdp_connection(f"ws://127.0.0.1:{port}/", connect_timeout=90):
+                pytest.fail("connected without a handshake")
+    finally:
+        for listener in listeners:
+            await listener.aclose()

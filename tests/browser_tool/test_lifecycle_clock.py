@@ -2,11 +2,14 @@
 
 The clock jumps only after 1 s of real time in which every task is blocked, so a real launch
 (about 0.1-0.7 s of I/O waits) is never mistaken for idleness, while a 30-minute idle wait takes
-one second. Times are asserted exactly: the reaper wakes at the deadline itself.
+one second. Times are asserted exactly: the clock wakes at the deadline itself. A recording
+browser source (tests/support/sources.py) says when and why each browser was handed back.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,10 @@ import trio.testing
 
 from browser_tool import BrowserSessionManager, open_session_manager
 from fixtures_site import FixtureServer
-from tests.support.checks import make_settings
+from tests.support.checks import FAKE_CHROME, make_settings
+from tests.support.sources import RecordingSource, recording
+
+pytestmark = pytest.mark.chrome
 
 C = "conv-1"
 
@@ -23,6 +29,16 @@ C = "conv-1"
 @pytest.fixture
 def clock() -> trio.testing.MockClock:
     return trio.testing.MockClock(autojump_threshold=1.0)
+
+
+@asynccontextmanager
+async def recorded_manager(
+    state_dir: Path, **changes: object
+) -> AsyncIterator[tuple[BrowserSessionManager, RecordingSource]]:
+    sources: list[RecordingSource] = []
+    settings = make_settings(state_dir, **changes)
+    async with open_session_manager(settings, source_factory=recording(sources)) as manager:
+        yield manager, sources[0]
 
 
 async def _eval(manager: BrowserSessionManager, expression: str = "1") -> str:
@@ -34,13 +50,12 @@ async def _eval(manager: BrowserSessionManager, expression: str = "1") -> str:
 async def test_idle_session_is_reaped_exactly_at_the_idle_timeout(
     clock: trio.testing.MockClock, state_dir: Path, headless_shell: str
 ) -> None:
-    async with open_session_manager(make_settings(state_dir, idle_timeout=1800.0)) as manager:
+    async with recorded_manager(state_dir, idle_timeout=1800.0) as (manager, source):
         await _eval(manager)
         call_ended = trio.current_time()
-        session = await manager.get_or_create(C)
-        await session.wait_closed()
-        assert session.close_requested_at == call_ended + 1800.0
-        assert session.close_reason == "idle"
+        released = await source.wait_released()
+        assert (released.reason, released.at) == ("idle", call_ended + 1800.0)
+        await released.done.wait()
         assert manager.list_sessions() == []
         out = await _eval(manager, "2")
         assert out.startswith("<javascript_result>2</javascript_result>")
@@ -51,10 +66,9 @@ async def test_idle_session_is_reaped_exactly_at_the_idle_timeout(
 async def test_the_idle_clock_does_not_run_during_a_call(
     clock: trio.testing.MockClock, state_dir: Path, site: FixtureServer, headless_shell: str
 ) -> None:
-    settings = make_settings(state_dir, idle_timeout=1800.0, max_timeout=7200.0)
-    async with open_session_manager(settings) as manager:
+    changes = {"idle_timeout": 1800.0, "max_timeout": 7200.0}
+    async with recorded_manager(state_dir, **changes) as (manager, source):
         await _eval(manager)
-        session = await manager.get_or_create(C)
         started = trio.current_time()
         out = await manager.call_tool(
             C, "browser_navigate", {"url": site.url_for("/hang"), "timeout": "1h"}
@@ -62,24 +76,24 @@ async def test_the_idle_clock_does_not_run_during_a_call(
         call_ended = trio.current_time()
         assert out.output.startswith("Timeout after 1h waiting for page load")
         assert call_ended - started == pytest.approx(3600.0, abs=1.0)
-        assert session.close_requested_at is None  # an hour in a call, and still alive
-        await session.wait_closed()
-        assert session.close_requested_at == call_ended + 1800.0
+        assert source.releases == []  # an hour in a call, and still alive
+        released = await source.wait_released()
+        assert (released.reason, released.at) == ("idle", call_ended + 1800.0)
 
 
 async def test_max_lifetime_ends_a_busy_session_between_calls(
     clock: trio.testing.MockClock, state_dir: Path, headless_shell: str
 ) -> None:
-    settings = make_settings(state_dir, idle_timeout=1800.0, max_lifetime=3600.0)
-    async with open_session_manager(settings) as manager:
+    changes = {"idle_timeout": 1800.0, "max_lifetime": 3600.0}
+    async with recorded_manager(state_dir, **changes) as (manager, source):
         await _eval(manager)
-        session = await manager.get_or_create(C)
+        [info] = manager.list_sessions()
+        born = trio.current_time() - info.age_s
         for _ in range(3):
             await trio.sleep(1000.0)
             await _eval(manager)  # busy: never idle for long
-        await session.wait_closed()
-        assert session.close_reason == "lifetime"
-        assert session.close_requested_at == session.started_at + 3600.0
+        released = await source.wait_released()
+        assert (released.reason, released.at) == ("lifetime", born + 3600.0)
         out = await _eval(manager, "3")
         assert "reached its maximum lifetime of 1h" in out
         assert manager.metrics.counter("browser_tool_kills_total", reason="lifetime") == 1
@@ -88,33 +102,68 @@ async def test_max_lifetime_ends_a_busy_session_between_calls(
 async def test_lifetime_reached_during_a_call_ends_the_session_after_it(
     clock: trio.testing.MockClock, state_dir: Path, site: FixtureServer, headless_shell: str
 ) -> None:
-    settings = make_settings(state_dir, max_lifetime=3600.0, max_timeout=7200.0)
-    async with open_session_manager(settings) as manager:
+    changes = {"max_lifetime": 3600.0, "max_timeout": 7200.0}
+    async with recorded_manager(state_dir, **changes) as (manager, source):
         await _eval(manager)
-        session = await manager.get_or_create(C)
         out = await manager.call_tool(
             C, "browser_navigate", {"url": site.url_for("/hang"), "timeout": "2h"}
         )
         call_ended = trio.current_time()
         assert out.output.startswith("Timeout after 2h")  # the call was not cut short
-        await session.wait_closed()
-        assert session.close_reason == "lifetime"
-        assert session.close_requested_at == call_ended
+        released = await source.wait_released()
+        assert (released.reason, released.at) == ("lifetime", call_ended)
 
 
 async def test_a_conversation_without_browser_or_calls_is_forgotten_after_max_lifetime(
     clock: trio.testing.MockClock, state_dir: Path, headless_shell: str
 ) -> None:
-    settings = make_settings(state_dir, idle_timeout=1800.0, max_lifetime=3600.0)
-    async with open_session_manager(settings) as manager:
+    changes = {"idle_timeout": 1800.0, "max_lifetime": 3600.0}
+    async with recorded_manager(state_dir, **changes) as (manager, source):
         shot = await manager.call_tool(C, "browser_take_screenshot", {})
         saved = Path(shot.images[0].path)
-        session = await manager.get_or_create(C)
-        await session.wait_closed()  # idle-reaped; the conversation's files stay
+        released = await source.wait_released()  # idle-reaped; the conversation's files stay
+        assert released.reason == "idle"
+        await released.done.wait()
         reaped_at = trio.current_time()
         assert saved.exists()
         await trio.sleep_until(reaped_at + 3600.0 - 1.0)
         assert saved.exists()
         await trio.sleep_until(reaped_at + 3600.0 + 1.0)
         assert not saved.exists()
+        assert manager.conversation_state(C) is None
         assert list((state_dir / "sessions").iterdir()) == []
+
+
+async def test_a_call_that_begins_at_the_idle_deadline_is_never_followed_by_an_idle_kill(
+    clock: trio.testing.MockClock, state_dir: Path, headless_shell: str
+) -> None:
+    # The clock's idle decision and a call beginning at the same virtual instant run in an
+    # order trio leaves open. Either order is fine: the browser dies before the call (which
+    # then says so and gets a fresh one) or lives on. What must never happen is the bug this
+    # pins: the decision acted on after the call began, killing the browser "because it was
+    # idle" right after a call. Several rounds make both orders likely.
+    async with recorded_manager(state_dir, idle_timeout=1800.0) as (manager, source):
+        await _eval(manager)
+        for _ in range(6):
+            await trio.sleep_until(trio.current_time() + 1800.0)
+            out = await _eval(manager)
+            kills = len(source.releases)
+            await trio.testing.wait_all_tasks_blocked()
+            assert len(source.releases) == kills, f"killed after a call: {source.releases}"
+            assert [info.conversation_id for info in manager.list_sessions()] == [C], out
+
+
+async def test_a_tool_timeout_bounds_the_launch_too(
+    clock: trio.testing.MockClock, state_dir: Path
+) -> None:
+    # A Chrome that never announces its endpoint: the launch would wait launch_timeout (20s);
+    # the call's own timeout (1s) ends it, the half-started browser is killed, and the result
+    # says so. The autouse fixture checks that no process or file is left.
+    settings = make_settings(state_dir, chrome_path=str(FAKE_CHROME / "never_announces.py"))
+    async with open_session_manager(settings) as manager:
+        started = trio.current_time()
+        out = await manager.call_tool(C, "browser_eval", {"expression": "1", "timeout": "1s"})
+        assert trio.current_time() - started == pytest.approx(1.0, abs=0.01)
+        assert out.is_error
+        assert out.output.startswith("Timeout after 1s: the browser did not start"), out.output
+        assert manager.list_sessions() == []

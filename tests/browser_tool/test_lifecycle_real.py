@@ -14,12 +14,18 @@ import pytest
 import trio
 import trio.testing
 
-from browser_tool import BrowserSessionManager, SessionClosedError, open_session_manager
-from browser_tool.tools._context import ToolContext
+from browser_tool import (
+    BrowserSessionManager,
+    ConversationState,
+    SessionClosedError,
+    open_session_manager,
+)
 from chrome_launcher import live_group_members, read_records
 from fixtures_site import FixtureServer
 from tests.support.checks import FAKE_CHROME, make_settings, wait_group_gone
 from tests.support.manager_calls import js, ok
+
+pytestmark = pytest.mark.chrome
 
 
 async def test_two_conversations_run_in_parallel_with_separate_state(
@@ -112,6 +118,9 @@ async def test_kill_session_during_a_hung_navigate(
     assert output.output.startswith("The browser session was closed (delete)")
     assert read_records(state_dir / "pids") == []
     assert list((state_dir / "sessions").iterdir()) == []
+    # The call held its conversation's record, not its id: nothing it did while it was being
+    # stopped (launching, writing a file) brought the conversation back.
+    assert manager.conversation_state("conv-1") is None
     again = await manager.kill_session("conv-1")  # idempotent
     assert not again.existed
 
@@ -119,8 +128,8 @@ async def test_kill_session_during_a_hung_navigate(
 async def test_a_delete_during_a_launch_leaves_no_browser_behind(
     manager: BrowserSessionManager, state_dir: Path
 ) -> None:
-    # get_or_create has no call to cancel: the launch runs on, and its browser must not
-    # outlive the deleted conversation untracked (no idle reaper would ever find it).
+    # A delete stops the launch in progress: its browser must not outlive the deleted
+    # conversation untracked (no idle clock would ever find it), nor leave files behind.
     failures: list[BaseException] = []
 
     async def get() -> None:
@@ -132,7 +141,8 @@ async def test_a_delete_during_a_launch_leaves_no_browser_behind(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(get)
         await trio.testing.wait_all_tasks_blocked()  # blocked inside the launch
-        assert manager.list_sessions() == []  # starting, not yet a browser
+        assert manager.conversation_state("c") is ConversationState.LAUNCHING
+        assert [info.state for info in manager.list_sessions()] == ["starting"]
         report = await manager.kill_session("c")
     assert report.existed
     [failure] = failures
@@ -141,24 +151,6 @@ async def test_a_delete_during_a_launch_leaves_no_browser_behind(
     assert read_records(state_dir / "pids") == []
     assert list((state_dir / "sessions").iterdir()) == []
     assert not (await manager.kill_session("c")).existed
-
-
-async def test_a_call_context_cannot_revive_its_deleted_conversation(
-    manager: BrowserSessionManager, state_dir: Path
-) -> None:
-    await ok(manager, "browser_eval", expression="1")
-    slot = manager._slots["conv-1"]
-    ctx = ToolContext("conv-1", manager.settings, manager.working_dir, manager, slot)
-    assert ctx.existing_browser() is not None
-    await manager.kill_session("conv-1")
-    assert ctx.existing_browser() is None
-    with pytest.raises(SessionClosedError):
-        await ctx.browser()
-    with pytest.raises(SessionClosedError):
-        ctx.dirs()
-    assert manager.list_sessions() == []
-    assert list((state_dir / "sessions").iterdir()) == []
-    assert not (await manager.kill_session("conv-1")).existed
 
 
 async def test_a_killed_chrome_is_replaced_and_the_result_says_so(

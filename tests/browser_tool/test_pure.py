@@ -118,6 +118,22 @@ def test_bad_settings_name_the_variable(name: str, value: str) -> None:
     assert name in str(info.value) or "BROWSER_TOOL_" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("BROWSER_TOOL_IDLE_TIMEOUT", "0"),
+        ("BROWSER_TOOL_IDLE_TIMEOUT", "-5"),
+        ("BROWSER_TOOL_MAX_LIFETIME", "0"),
+        ("BROWSER_TOOL_MAX_LIFETIME", "-1"),
+    ],
+)
+def test_a_timeout_that_is_not_positive_names_its_own_variable(name: str, value: str) -> None:
+    with pytest.raises(InvalidInputError) as info:
+        Settings.from_env({name: value})
+    assert info.value.field == name
+    assert str(info.value) == f"Invalid input {name!r}: must be a duration greater than 0"
+
+
 def test_prepare_input_checks_before_anything_runs() -> None:
     nav = find_tool("browser_navigate")
     assert prepare_input(nav, {"url": "https://x"}, 15.0, 600.0) == ({"url": "https://x"}, 15.0)
@@ -243,10 +259,10 @@ def test_notes_are_appended() -> None:
 def test_readme_documents_every_setting() -> None:
     import dataclasses
 
-    from browser_tool._settings import _env_name
+    from browser_tool._settings import env_name
 
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     for field in dataclasses.fields(Settings):
-        name = _env_name(field.name)
+        name = env_name(field.name)
         short = "_" + name.rsplit("_", 1)[-1]
         assert f"`{name}`" in readme or f"/ `{short}`" in readme or f"`{short}`" in readme, name

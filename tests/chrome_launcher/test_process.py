@@ -28,6 +28,8 @@ from chrome_launcher import (
 from chrome_launcher._procfs import read_stat
 from tests.support.checks import FAKE_CHROME, wait_group_gone
 
+pytestmark = pytest.mark.chrome
+
 HELPER = Path(__file__).parents[1] / "support" / "launch_and_wait.py"
 
 

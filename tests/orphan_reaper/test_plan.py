@@ -20,7 +20,7 @@ from orphan_reaper import (
     ProcInfo,
     ReapReport,
     RemoveEntry,
-    SessionInfo,
+    SessionDirInfo,
     Snapshot,
     SpareEntry,
     SpareReason,
@@ -94,7 +94,7 @@ def snapshot(
     processes: Sequence[ProcInfo] = (),
     records: Sequence[RecordEntry] = (),
     *,
-    sessions: Sequence[SessionInfo] = (),
+    sessions: Sequence[SessionDirInfo] = (),
     locks: Sequence[LockInfo] = (),
     tmp_dirs: Sequence[tuple[str, float]] = (),
     ages: dict[Path, float] | None = None,
@@ -433,8 +433,10 @@ def test_a_temp_record_file_is_left_while_its_write_may_be_in_progress(
 # -- sessions, tmp dirs, locks ------------------------------------------------------------
 
 
-def session(name: str, owner: str | None) -> SessionInfo:
-    return SessionInfo(Path(ROOT, "sessions", name), owner, None if owner else "no .instance file")
+def session(name: str, owner: str | None) -> SessionDirInfo:
+    return SessionDirInfo(
+        Path(ROOT, "sessions", name), owner, None if owner else "no .instance file"
+    )
 
 
 def test_a_dead_instances_session_goes_after_the_kills_inside_it() -> None:
@@ -625,7 +627,7 @@ def test_exported_members() -> None:
         "ReapReport",
         "RemoveEntry",
         "SESSION_OWNER_FILE",
-        "SessionInfo",
+        "SessionDirInfo",
         "Snapshot",
         "SpareEntry",
         "SpareReason",

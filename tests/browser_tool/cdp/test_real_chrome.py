@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio
 
 from browser_tool import open_cdp_connection
 from chrome_launcher import LaunchOptions, launch_chrome, live_group_members, read_records
 from fixtures_site import FixtureServer
+
+pytestmark = pytest.mark.chrome
 
 
 async def test_launch_evaluate_close(state_dir: Path, chrome_path: str) -> None:

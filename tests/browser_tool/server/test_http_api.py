@@ -18,8 +18,10 @@ import pytest
 import trio
 
 from browser_tool import ListenPolicyError, tool_definitions
-from browser_tool.server._runtime import check_listen_policy, is_loopback
+from browser_tool.server._listen import check_listen_policy, is_loopback
 from tests.support.service import cli_argv, running_service, service_env
+
+pytestmark = pytest.mark.chrome
 
 
 def assert_error(response: httpx.Response, status: int, code: str) -> str:

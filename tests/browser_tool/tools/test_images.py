@@ -21,15 +21,8 @@ import pytest
 from PIL import Image
 
 from browser_tool._errors import ToolError
-from browser_tool.tools._images import (
-    FittedImage,
-    ImageLimits,
-    extension_for,
-    fit_image,
-    image_size,
-    media_type_for,
-    read_image_file,
-)
+from browser_tool.tools._image_fit import FittedImage, ImageLimits, fit_image, read_image_file
+from browser_tool.tools._image_header import extension_for, image_size, media_type_for
 
 LIMITS = ImageLimits()
 

@@ -23,6 +23,8 @@ from browser_tool import BrowserSessionManager, InvalidInputError, UnknownToolEr
 from fixtures_site import DOWNLOAD_BODY, FixtureServer
 from tests.support.manager_calls import C, call, js, ok
 
+pytestmark = pytest.mark.chrome
+
 
 def closed_port() -> int:
     with socket.socket() as s:
@@ -198,6 +200,22 @@ async def test_resize(manager: BrowserSessionManager, site: FixtureServer) -> No
     bad = await call(manager, "browser_resize", width=0, height=600)
     assert bad.output.startswith("Invalid dimensions:")
     assert await js(manager, "innerWidth") == 800  # bad input changed nothing
+
+
+async def test_resize_on_a_busy_page_stops_at_its_timeout(manager: BrowserSessionManager) -> None:
+    # The eval's promise resolves in one task; the next task keeps the renderer busy for 2 s, so
+    # Chrome answers Emulation.setDeviceMetricsOverride only after it.
+    busy = """new Promise(resolve => {
+      setTimeout(() => resolve(1), 0);
+      setTimeout(() => { const t = Date.now(); while (Date.now() - t < 2000) {} }, 0);
+    })"""
+    assert await js(manager, busy) == 1
+    start = trio.current_time()
+    out = await call(manager, "browser_resize", width=800, height=600, timeout="500ms")
+    assert out.is_error
+    assert out.output.startswith("Timeout after 500ms resizing the viewport to 800x600")
+    assert trio.current_time() - start < 1.5
+    assert await js(manager, "innerWidth") == 800  # Chrome applied it once the script ended
 
 
 async def test_read_image(manager: BrowserSessionManager, site: FixtureServer) -> None:

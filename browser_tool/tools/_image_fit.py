@@ -12,28 +12,17 @@ import io
 import math
 import os
 import stat
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image
 
 from .._errors import ToolError
+from .._settings import Settings
+from ._image_header import SUPPORTED_FORMATS, image_size, is_heif, pil_format_for
 
-__all__ = [
-    "FittedImage",
-    "ImageLimits",
-    "extension_for",
-    "fit_image",
-    "image_size",
-    "media_type_for",
-    "read_image_file",
-]
+__all__ = ["FittedImage", "ImageLimits", "describe_fit", "fit_image", "read_image_file"]
 
-_SUPPORTED = "supported formats are PNG, JPEG, GIF and WebP (HEIC with pillow-heif installed)"
-_MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
-_PIL_FORMATS = {media_type: fmt for fmt, media_type in _MEDIA_TYPES.items()}
-_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
 # Refuse to decode more than this, whatever the limits: 64 Mpx is 256 MB as RGBA. Pillow's own
 # bomb check (Image.MAX_IMAGE_PIXELS) is honoured too when set lower; checking first, from the
 # header, means its DecompressionBombWarning is never raised.
@@ -51,6 +40,13 @@ class ImageLimits:
     max_pixels: int = 1_150_000
     max_bytes: int = 5 * 1024 * 1024
 
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ImageLimits:
+        """The limits the operator set (`BROWSER_TOOL_IMAGE_MAX_*`)."""
+        return cls(
+            settings.image_max_long_edge, settings.image_max_pixels, settings.image_max_bytes
+        )
+
 
 @dataclass(frozen=True)
 class FittedImage:
@@ -65,97 +61,18 @@ class FittedImage:
     scale: float
 
 
-def media_type_for(fmt: str) -> str:
-    """Media type of a Pillow format name ("PNG" -> "image/png"). Raises `ToolError` if unknown."""
-    try:
-        return _MEDIA_TYPES[fmt.upper()]
-    except KeyError:
-        raise ToolError(f"Unsupported image format {fmt!r}: {_SUPPORTED}") from None
-
-
-def extension_for(media_type: str) -> str:
-    """File extension, with its dot, of a media type `fit_image` returns ("image/png" -> ".png")."""
-    fmt = _PIL_FORMATS.get(media_type)
-    if fmt is None:
-        raise ToolError(f"Unsupported image media type {media_type!r}: {_SUPPORTED}")
-    return ".jpg" if fmt == "JPEG" else f".{fmt.lower()}"
-
-
-def image_size(data: bytes) -> tuple[str, int, int]:
-    """Return (media type, width, height) read from the header alone, without decoding pixels.
-
-    Raises `ToolError` for a format other than PNG, GIF, JPEG or WebP, or a truncated header.
-    """
-    try:
-        media_type, width, height = _parse_header(data)
-    except (struct.error, IndexError):
-        raise ToolError("Image data is truncated: its header is incomplete") from None
-    if width <= 0 or height <= 0:
-        raise ToolError(f"Image header declares an empty {width}x{height} image")
-    return media_type, width, height
-
-
-def _parse_header(data: bytes) -> tuple[str, int, int]:
-    if data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR":
-        width, height = struct.unpack(">II", data[16:24])
-        return "image/png", width, height
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        width, height = struct.unpack("<HH", data[6:10])
-        return "image/gif", width, height
-    if data.startswith(b"\xff\xd8"):
-        return _parse_jpeg(data)
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return _parse_webp(data)
-    if _is_heif(data):
-        raise ToolError(f"Unsupported image format HEIC/HEIF here: {_SUPPORTED}")
-    raise ToolError(f"Unsupported image format (starts with {data[:8].hex()!r}): {_SUPPORTED}")
-
-
-def _parse_jpeg(data: bytes) -> tuple[str, int, int]:
-    pos = 2
-    while True:
-        if data[pos] != 0xFF:
-            raise ToolError("JPEG data is corrupt: expected a marker")
-        marker = data[pos + 1]
-        if marker == 0xFF:  # fill byte before a marker
-            pos += 1
-            continue
-        if marker == 0x01 or 0xD0 <= marker <= 0xD7:  # markers without a length
-            pos += 2
-            continue
-        if marker in (0xD9, 0xDA):  # end of image or start of scan, and still no frame header
-            raise ToolError("JPEG data is corrupt: no frame header (SOF) before the image data")
-        (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
-        # SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC), which share the range.
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            height, width = struct.unpack(">HH", data[pos + 5 : pos + 9])
-            return "image/jpeg", width, height
-        pos += 2 + length
-
-
-def _parse_webp(data: bytes) -> tuple[str, int, int]:
-    chunk = data[12:16]
-    if chunk == b"VP8 ":  # lossy: 3-byte frame tag, start code, then 14-bit sizes
-        if data[23:26] != b"\x9d\x01\x2a":
-            raise ToolError("WebP data is corrupt: bad VP8 start code")
-        width, height = struct.unpack("<HH", data[26:30])
-        return "image/webp", width & 0x3FFF, height & 0x3FFF
-    if chunk == b"VP8L":  # lossless: signature byte, then 14-bit (size - 1) fields
-        if data[20] != 0x2F:
-            raise ToolError("WebP data is corrupt: bad VP8L signature")
-        (bits,) = struct.unpack("<I", data[21:25])
-        return "image/webp", (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
-    if chunk == b"VP8X":  # extended: flags, reserved, then 24-bit (canvas size - 1) fields
-        if len(data) < 30:
-            raise IndexError
-        width = int.from_bytes(data[24:27], "little") + 1
-        height = int.from_bytes(data[27:30], "little") + 1
-        return "image/webp", width, height
-    raise ToolError(f"Unsupported WebP chunk {chunk!r}: {_SUPPORTED}")
-
-
-def _is_heif(data: bytes) -> bool:
-    return data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS
+def describe_fit(fitted: FittedImage) -> str:
+    """The original size, and how the image was scaled if it was, in words for the model."""
+    size = f"{fitted.original_width}x{fitted.original_height}"
+    if fitted.scale == 1.0 and (fitted.width, fitted.height) == (
+        fitted.original_width,
+        fitted.original_height,
+    ):
+        return size
+    return (
+        f"{size}, sent scaled to {fitted.width}x{fitted.height} "
+        f"(scale factor {fitted.scale:.3f}) to fit the model's image limits"
+    )
 
 
 def fit_image(data: bytes, limits: ImageLimits | None = None) -> FittedImage:
@@ -184,7 +101,7 @@ def read_image_file(path: Path, limits: ImageLimits | None = None) -> FittedImag
     limits = limits or ImageLimits()
     data = _read_file(path)
     try:
-        if _is_heif(data):
+        if is_heif(data):
             image = _decode_heif(data)
             return _fit_decoded(image, "image/heif", image.size, limits)
         return fit_image(data, limits)
@@ -238,7 +155,7 @@ def _decode(
 ) -> Image.Image:
     _check_decodable(width, height)
     try:
-        image = Image.open(io.BytesIO(data), formats=[_PIL_FORMATS[media_type]])
+        image = Image.open(io.BytesIO(data), formats=[pil_format_for(media_type)])
         if media_type == "image/jpeg":
             # Let libjpeg scale by 1/2, 1/4 or 1/8 while decoding: much less work and memory.
             scale = _scale_for(width, height, limits)
@@ -255,7 +172,7 @@ def _decode_heif(data: bytes) -> Image.Image:
         pillow_heif = importlib.import_module("pillow_heif")
     except ImportError:
         raise ToolError(
-            f"HEIC/HEIF images need the `pillow-heif` package installed; {_SUPPORTED}"
+            f"HEIC/HEIF images need the `pillow-heif` package installed; {SUPPORTED_FORMATS}"
         ) from None
     pillow_heif.register_heif_opener()
     try:

@@ -1,0 +1,260 @@
+"""Lifecycle: every step that moves a conversation through its states (see `_conversation`).
+
+Calls begin and end here, browsers are asked of the source and handed back here, and the
+clock's decisions (idle, lifetime, forget) are acted on here, each after re-checking the state
+it finds at that moment. The manager's public API and the clock are thin callers.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+
+import trio
+
+from chrome_launcher import KillReport, StateLayout
+
+from ._conversation import ActiveCall, Conversation, ConversationState
+from ._conversation_ids import session_dir_name
+from ._duration import format_duration
+from ._errors import BrowserLaunchError, SessionClosedError, SessionError
+from ._metrics import Metrics
+from ._reports import CleanupReport
+from ._settings import Settings
+from ._sources import SourceFactory
+from .browser import BrowserSession, SessionDirs
+
+log = logging.getLogger("browser_tool.manager")
+
+S = ConversationState
+
+
+class Lifecycle:
+    """The conversations of one manager and the transitions between their states."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        instance_id: str,
+        nursery: trio.Nursery,
+        metrics: Metrics,
+        source_factory: SourceFactory,
+    ) -> None:
+        self.settings = settings
+        self.instance_id = instance_id
+        self.metrics = metrics
+        self.conversations: dict[str, Conversation] = {}
+        self.closing = False  # the manager is shutting down: no new launches
+        self._layout = StateLayout(settings.state_dir)
+        self._nursery = nursery
+        self._source = source_factory(settings, instance_id, nursery, self._on_closed)
+        self._changed = trio.Event()
+
+    # ---- who waits on what ----------------------------------------------------------------
+
+    def poke(self) -> None:
+        """Deadlines moved, or a call started or ended: wake the clock and the shutdown."""
+        self._changed.set()
+
+    async def wait_for_change(self, until: float = math.inf) -> None:
+        """Sleep until the next `poke` or until trio time `until`, whichever comes first."""
+        self._changed = trio.Event()
+        with trio.move_on_at(until):
+            await self._changed.wait()
+
+    def conversation(self, conversation_id: str) -> Conversation:
+        """The record of `conversation_id`, made on first use."""
+        conv = self.conversations.get(conversation_id)
+        if conv is None:
+            conv = Conversation(
+                conversation_id, self.settings.idle_timeout, last_active=trio.current_time()
+            )
+            self.conversations[conversation_id] = conv
+        return conv
+
+    # ---- calls ----------------------------------------------------------------------------
+
+    def begin_call(self, conv: Conversation, scope: trio.CancelScope) -> ActiveCall:
+        """NO_BROWSER or READY -> IN_CALL. The caller holds the conversation's turn."""
+        conv.move(S.IN_CALL)
+        conv.call = ActiveCall(scope)
+        self.poke()
+        return conv.call
+
+    def end_call(self, conv: Conversation, *, counted: bool = True) -> None:
+        """IN_CALL -> READY or NO_BROWSER; any other state was set by a stop and stays. A
+        browser past its lifetime ends now, right after the call that outlived it."""
+        conv.call = None
+        conv.calls += counted
+        conv.last_active = trio.current_time()
+        if conv.state is S.IN_CALL:
+            conv.move(S.READY if conv.browser is not None else S.NO_BROWSER)
+            self.expire(conv, "lifetime")
+        self.poke()
+
+    def take_note(self, call: ActiveCall, conv: Conversation) -> str | None:
+        """Why the browser this call started is new, said once."""
+        if not call.launched or conv.lost_because is None:
+            return None
+        why, conv.lost_because = conv.lost_because, None
+        return (
+            f"Note: the previous browser of this conversation {why}; a fresh browser was "
+            "started and the earlier page state, cookies and storage were lost."
+        )
+
+    async def browser_for(self, conv: Conversation) -> BrowserSession:
+        """The running browser of the conversation whose call this is, launched if needed."""
+        call = conv.call
+        if conv.deleted or call is None:
+            raise SessionClosedError(conv.conversation_id, "delete")
+        browser = conv.browser
+        if browser is not None and browser.alive:
+            call.browser = browser
+            return browser
+        if browser is not None:  # it died; wait for its task to finish cleaning up
+            await self._source.release(browser, "crash")
+            conv.browser = None if conv.browser is browser else conv.browser
+        if self.closing:
+            raise SessionError("The service is shutting down.")
+        dirs = self.dirs(conv)
+        conv.move(S.LAUNCHING)
+        try:
+            browser = await self._source.acquire(conv.conversation_id, dirs)
+        except BaseException as exc:
+            if isinstance(exc, BrowserLaunchError):
+                self.metrics.inc("browser_tool_launches_total", outcome="error")
+            if conv.state is S.LAUNCHING:
+                conv.move(S.IN_CALL)
+            raise
+        self.metrics.inc("browser_tool_launches_total", outcome="ok")
+        if conv.state is not S.LAUNCHING:  # stopped (deleted, reset) while it launched
+            reason = call.stopped_because or "delete"
+            await self._source.release(browser, reason)
+            if conv.deleted:
+                await dirs.remove()  # the launch wrote into it after kill_session removed it
+            raise SessionClosedError(conv.conversation_id, reason)
+        conv.browser = call.browser = browser
+        call.launched = True
+        conv.move(S.IN_CALL)
+        return browser
+
+    def dirs(self, conv: Conversation) -> SessionDirs:
+        """The conversation's dir, created if needed; never for a deleted conversation."""
+        if conv.deleted:
+            raise SessionClosedError(conv.conversation_id, "delete")
+        if conv.dirs is None or not conv.dirs.root.exists():
+            conv.dirs = SessionDirs(self._dir_path(conv.conversation_id)).create(self.instance_id)
+        return conv.dirs
+
+    def _dir_path(self, conversation_id: str) -> Path:
+        return self._layout.sessions_dir / session_dir_name(conversation_id)
+
+    # ---- ending browsers and conversations ------------------------------------------------
+
+    def expire(self, conv: Conversation, reason: str) -> None:
+        """Act on the clock's decision `reason` (idle, lifetime, forget) if it still holds."""
+        due, _ = conv.due(trio.current_time(), self.settings.max_lifetime)
+        if due != reason:
+            return  # a call began, the idle timeout moved, the browser died: nothing to do
+        if reason == "forget":
+            self._forget(conv)
+            return
+        conv.move(S.CLOSING)
+        self._nursery.start_soon(self.close_browser, conv, reason)
+
+    async def close_browser(self, conv: Conversation, reason: str) -> CleanupReport:
+        """Hand the conversation's browser back (killing it); the conversation lives on. A call
+        in flight is stopped first. Never raises."""
+        if conv.call is not None:
+            conv.call.stop(reason)
+        if conv.browser is not None and conv.state in (S.READY, S.IN_CALL):
+            conv.move(S.CLOSING)
+        kill = await self._release(conv, reason)
+        if conv.state is S.CLOSING:
+            conv.move(S.NO_BROWSER)
+        if reason in ("idle", "lifetime"):
+            conv.lost_because = _lost_because(reason, conv.idle_timeout, self.settings)
+        conv.last_active = trio.current_time()
+        self.poke()
+        return kill
+
+    async def delete(self, conversation_id: str, reason: str) -> CleanupReport:
+        """Any state -> DELETED: stop its call, kill its browser, delete its files."""
+        started = trio.current_time()
+        conv = self.conversations.pop(conversation_id, None)
+        if conv is None:
+            return CleanupReport(conversation_id, existed=False)
+        conv.move(S.DELETED)
+        if conv.call is not None:
+            conv.call.stop(reason)
+        report = await self._release(conv, reason)
+        dirs = conv.dirs or SessionDirs(self._dir_path(conversation_id))
+        errors = list(report.errors)
+        if error := await dirs.remove():
+            errors.append(error)
+        self.poke()
+        return CleanupReport(
+            conversation_id,
+            existed=True,
+            pid=report.pid,
+            browser_killed=report.browser_killed,
+            sigkill_needed=report.sigkill_needed,
+            survivors=report.survivors,
+            files_removed=True,
+            duration_s=trio.current_time() - started,
+            errors=tuple(errors),
+        )
+
+    def stop_calls(self, reason: str) -> None:
+        """Stop every call in flight now (a second shutdown signal)."""
+        for conv in self.conversations.values():
+            if conv.call is not None:
+                conv.call.stop(reason)
+
+    async def _release(self, conv: Conversation, reason: str) -> CleanupReport:
+        browser = conv.browser
+        if browser is None:
+            return CleanupReport(conv.conversation_id, existed=True)
+        kill: KillReport | None = await self._source.release(browser, reason)
+        if conv.browser is browser:
+            conv.browser = None
+        self.metrics.inc("browser_tool_kills_total", reason=reason)
+        return CleanupReport.from_kill(conv.conversation_id, browser.pid, kill)
+
+    def _forget(self, conv: Conversation) -> None:
+        if self.conversations.get(conv.conversation_id) is conv:
+            del self.conversations[conv.conversation_id]
+            conv.move(S.DELETED)
+            if conv.dirs is not None:
+                self._nursery.start_soon(_remove_logged, conv.conversation_id, conv.dirs)
+
+    def _on_closed(self, browser: BrowserSession) -> None:
+        """A browser the source gave out is gone. Only a crash needs acting on here: every
+        other end was asked for by a step above, which does its own bookkeeping."""
+        conv = self.conversations.get(browser.conversation_id)
+        if browser.close_reason != "crash" or conv is None or conv.browser is not browser:
+            return
+        conv.browser = None
+        status = browser.report.exit_status if browser.report else None
+        conv.lost_because = f"crashed (exit status {status})"
+        self.metrics.inc("browser_tool_kills_total", reason="crash")
+        if conv.state is S.READY:
+            conv.move(S.NO_BROWSER)
+        if conv.call is not None and conv.call.browser is browser:
+            conv.call.stop("crash")
+        self.poke()
+
+
+def _lost_because(reason: str, idle_timeout: float, settings: Settings) -> str:
+    if reason == "idle":
+        return f"was closed because it was idle for {format_duration(idle_timeout)} (idle timeout)"
+    return (
+        "was closed because it reached its maximum lifetime of "
+        f"{format_duration(settings.max_lifetime)}"
+    )
+
+
+async def _remove_logged(conversation_id: str, dirs: SessionDirs) -> None:
+    if error := await dirs.remove():
+        log.warning("forgetting %s: %s", conversation_id, error)

@@ -1,0 +1,75 @@
+"""Where browsers come from: the seam between the manager and the Chromes it runs.
+
+The manager asks its source for a browser when a conversation needs one and hands it back when
+the conversation is done with it. Today's source launches one Chrome per conversation; a
+pre-warmed pool and a shared Chrome with a context per conversation are two more. Tests put a
+stand-in here (see `SourceFactory`) instead of patching the manager.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import trio
+
+from chrome_launcher import KillReport
+
+from ._errors import BrowserLaunchError
+from ._settings import Settings
+from ._tasks import sole_exception
+from .browser import BrowserSession, SessionDirs, run_browser_session
+
+OnClosed = Callable[[BrowserSession], None]
+
+
+class BrowserSource(Protocol):
+    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
+        """A ready browser for `conversation_id`, its downloads going to `dirs`.
+
+        Raises BrowserLaunchError when none can be had. Cancelled, it leaves nothing behind.
+        """
+        ...
+
+    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
+        """The conversation is done with `browser` (`reason`: delete, idle, lifetime, reset,
+        shutdown, crash). Returns the kill ladder's report; never raises."""
+        ...
+
+
+# Builds a source for one manager: (settings, instance id, the manager's nursery, the callback
+# a source calls once a browser it gave out is gone, whatever the reason).
+SourceFactory = Callable[[Settings, str, trio.Nursery, OnClosed], BrowserSource]
+
+
+class LaunchSource:
+    """One new Chrome per conversation, run in a task of the manager's nursery (the CDP
+    connection and Chrome's watchers are scoped resources that one task must own)."""
+
+    def __init__(
+        self, settings: Settings, instance_id: str, nursery: trio.Nursery, on_closed: OnClosed
+    ) -> None:
+        self._settings = settings
+        self._instance_id = instance_id
+        self._nursery = nursery
+        self._on_closed = on_closed
+
+    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
+        try:
+            browser: BrowserSession = await self._nursery.start(
+                run_browser_session,
+                conversation_id,
+                self._settings,
+                dirs,
+                self._instance_id,
+                self._on_closed,
+            )
+        except BaseExceptionGroup as group:
+            error = sole_exception(group)
+            if isinstance(error, BrowserLaunchError):
+                raise error from None
+            raise
+        return browser
+
+    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
+        return await browser.aclose(reason)

@@ -1,0 +1,220 @@
+"""The HTTP API's route table, written once: each row feeds the matcher (a regex derived from
+the path template), the handler table (the `Endpoints` method each operation names) and the
+OpenAPI document (the operation's summary, bodies and answers; its path parameters come from
+the template). A route added here is served, routed and described, or the service fails at
+start-up, never one of the three alone.
+
+Pure data and matching; no trio.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from .._errors import HttpError
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True)
+class Payload:
+    """One body in the OpenAPI description: what it is, its JSON Schema, its media type."""
+
+    description: str
+    schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
+    media_type: str = "application/json"
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One HTTP method on one route: `handler` names the `Endpoints` method that serves it;
+    `responses` are its own answers, `errors` the statuses it answers with the error shape."""
+
+    handler: str
+    summary: str
+    responses: Mapping[int, Payload]
+    errors: tuple[int, ...] = ()
+    request: Payload | None = None
+
+
+@dataclass(frozen=True)
+class Route:
+    """A path template such as `/v1/conversations/{conversation_id}/reset` and its operations
+    by HTTP method. A probe is served without the token (nothing there is worth hiding) and
+    while the service stops (it reports the stop itself)."""
+
+    template: str
+    operations: Mapping[str, Operation]
+    is_probe: bool = False
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The template as a regex: each `{name}` matches one path segment, as group `name`."""
+        parts, end = [], 0
+        for placeholder in _PLACEHOLDER.finditer(self.template):
+            parts.append(re.escape(self.template[end : placeholder.start()]))
+            parts.append(f"(?P<{placeholder[1]}>[^/]+)")
+            end = placeholder.end()
+        parts.append(re.escape(self.template[end:]))
+        return re.compile("".join(parts))
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The path parameters, in template order."""
+        return tuple(_PLACEHOLDER.findall(self.template))
+
+    def operation(self, method: str, path: str) -> Operation:
+        """The operation for `method`. Raises HttpError(405) naming the allowed methods."""
+        operation = self.operations.get(method)
+        if operation is None:
+            allowed = ", ".join(sorted(self.operations))
+            raise HttpError(
+                405,
+                "method_not_allowed",
+                f"{method} is not allowed on {path}; use {allowed}.",
+                headers=(("allow", allowed),),
+            )
+        return operation
+
+
+def find_route(path: str) -> tuple[Route, dict[str, str]] | None:
+    """The route whose template matches all of `path`, with the path parameters; or None."""
+    for route in ROUTES:
+        match = route.pattern.fullmatch(path)
+        if match is not None:
+            return route, match.groupdict()
+    return None
+
+
+def component_ref(name: str) -> dict[str, str]:
+    """A JSON Schema reference to one of the OpenAPI document's component schemas (their
+    definitions are in `_openapi`)."""
+    return {"$ref": "#/components/schemas/" + name}
+
+
+_CONVERSATION = "/v1/conversations/{conversation_id}"
+_CLEANUP = component_ref("CleanupReport")
+
+ROUTES: tuple[Route, ...] = (
+    Route(
+        "/v1/tools",
+        {
+            "GET": Operation(
+                "list_tools",
+                "The tool definitions to hand to a model",
+                {200: Payload("{'tools': [{name, ...}]}")},
+            )
+        },
+    ),
+    Route(
+        _CONVERSATION + "/tools/{tool}",
+        {
+            "POST": Operation(
+                "call_tool",
+                "Run one tool call in the conversation's browser",
+                {
+                    200: Payload(
+                        "The result; tool failures have is_error", component_ref("ToolOutput")
+                    )
+                },
+                errors=(400, 401, 404, 413, 503),
+                request=Payload("The tool input (see /v1/tools)"),
+            )
+        },
+    ),
+    Route(
+        _CONVERSATION,
+        {
+            "DELETE": Operation(
+                "delete_conversation",
+                "End the conversation's browser and delete its files (idempotent)",
+                {200: Payload("What was cleaned up", _CLEANUP)},
+                errors=(400, 401, 503),
+            )
+        },
+    ),
+    Route(
+        _CONVERSATION + "/reset",
+        {
+            "POST": Operation(
+                "reset_conversation",
+                "Close the browser and clear downloads; the next call starts clean",
+                {200: Payload("What was closed", _CLEANUP)},
+                errors=(400, 401, 503),
+            )
+        },
+    ),
+    Route(
+        _CONVERSATION + "/keepalive",
+        {
+            "POST": Operation(
+                "keepalive",
+                "Set the conversation's idle timeout (capped by the settings)",
+                {200: Payload("The idle timeout granted")},
+                errors=(400, 401, 413, 503),
+                request=Payload(
+                    "The idle timeout wanted, in seconds",
+                    {
+                        "type": "object",
+                        "required": ["idle_timeout_s"],
+                        "properties": {"idle_timeout_s": {"type": "number", "exclusiveMinimum": 0}},
+                    },
+                ),
+            )
+        },
+    ),
+    Route(
+        "/v1/sessions",
+        {
+            "GET": Operation(
+                "sessions",
+                "Inventory of live browser sessions",
+                {
+                    200: Payload(
+                        "Sessions",
+                        {
+                            "type": "object",
+                            "properties": {
+                                "sessions": {
+                                    "type": "array",
+                                    "items": component_ref("SessionInfo"),
+                                }
+                            },
+                        },
+                    )
+                },
+                errors=(401,),
+            )
+        },
+    ),
+    Route(
+        "/healthz",
+        {
+            "GET": Operation(
+                "healthz",
+                "Liveness (no token needed); 503 while shutting down",
+                {200: Payload("Serving"), 503: Payload("Shutting down")},
+            )
+        },
+        is_probe=True,
+    ),
+    Route(
+        "/metrics",
+        {
+            "GET": Operation(
+                "metrics",
+                "Prometheus text format",
+                {200: Payload("Metrics", {"type": "string"}, "text/plain")},
+                errors=(401,),
+            )
+        },
+    ),
+    Route(
+        "/openapi.json",
+        {"GET": Operation("openapi", "This document", {200: Payload("OpenAPI 3.1")})},
+    ),
+)

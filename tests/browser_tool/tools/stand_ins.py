@@ -1,0 +1,159 @@
+"""Stand-ins for what a tool reaches through its ToolContext: the conversation (the
+`ConversationAccess` the manager lends a call), its browser, the page and the page's CDP session.
+
+Scripted, with no Chrome and no socket, so tests run them on trio's autojump clock and assert
+exact virtual times. A CDP method the script does not answer never answers, the way a busy
+renderer does not; a launch can take virtual time, or fail with any exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, cast
+
+import trio
+
+from browser_tool import BrowserSession, Settings
+from browser_tool.browser import SessionDirs
+from browser_tool.browser._console import ConsoleBuffer
+from browser_tool.tools import ToolContext, ToolOutput, find_tool, prepare_input, run_tool
+
+Answer = Mapping[str, Any] | BaseException
+
+
+class StandInCdp:
+    """A page's CDP session: `answers` maps a method to its result or to the error it raises;
+    any other method never answers. `sent` records every command with its params."""
+
+    def __init__(self, answers: Mapping[str, Answer] | None = None) -> None:
+        self.answers = dict(answers or {})
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    async def send(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        self.sent.append((method, dict(params or {})))
+        answer = self.answers.get(method)
+        if answer is None:
+            await trio.sleep_forever()
+        await trio.lowlevel.checkpoint()
+        if isinstance(answer, BaseException):
+            raise answer
+        return dict(answer)
+
+    def methods(self) -> list[str]:
+        return [method for method, _ in self.sent]
+
+    @asynccontextmanager
+    async def listen(
+        self, *methods: str, buffer: int = 1000
+    ) -> AsyncIterator[trio.MemoryReceiveChannel[object]]:
+        """A subscription on which no event ever comes."""
+        sender, receiver = trio.open_memory_channel[object](buffer)
+        async with sender, receiver:
+            yield receiver
+
+
+class StandInPage:
+    """The attributes of `browser_tool.browser.Page` that tools use."""
+
+    def __init__(self, cdp: StandInCdp) -> None:
+        self.session = cdp
+        self.crashed = trio.Event()
+        self.navigating_to: str | None = None
+        self.console = ConsoleBuffer(100)
+        self.viewport = (1280, 720)
+        self.best_effort: list[str] = []
+        self.downloads: dict[str, object] = {}
+
+    def new_download_watch(self) -> trio.Event:
+        return trio.Event()
+
+    async def send_best_effort(self, method: str) -> None:
+        self.best_effort.append(method)
+        await trio.lowlevel.checkpoint()
+
+    async def apply_viewport(
+        self, width: int, height: int, *, timeout: float | None = 10.0
+    ) -> None:
+        self.viewport = (width, height)
+        params = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+        await self.session.send("Emulation.setDeviceMetricsOverride", params)
+
+
+class StandInBrowser:
+    def __init__(self, page: StandInPage) -> None:
+        self.page = page
+
+
+class StandInConversation:
+    """A `ConversationAccess`. `browser()` takes `launch_seconds` of (virtual) time, then returns
+    the stand-in browser or raises `launch_error`; `launches` counts the calls."""
+
+    conversation_id = "conv-1"
+
+    def __init__(
+        self,
+        root: Path,
+        cdp: StandInCdp | None = None,
+        *,
+        launch_seconds: float = 0.0,
+        launch_error: BaseException | None = None,
+        running: bool = False,
+    ) -> None:
+        self.root = root
+        self.cdp = cdp or StandInCdp()
+        self.page = StandInPage(self.cdp)
+        self.launch_seconds = launch_seconds
+        self.launch_error = launch_error
+        self.running = running
+        self.launches = 0
+
+    async def browser(self) -> BrowserSession:
+        self.launches += 1
+        if self.launch_seconds:
+            await trio.sleep(self.launch_seconds)
+        if self.launch_error is not None:
+            raise self.launch_error
+        self.running = True
+        return cast(BrowserSession, StandInBrowser(self.page))
+
+    def existing_browser(self) -> BrowserSession | None:
+        return cast(BrowserSession, StandInBrowser(self.page)) if self.running else None
+
+    def dirs(self) -> SessionDirs:
+        dirs = SessionDirs(self.root)
+        for path in (dirs.root, dirs.downloads, dirs.screenshots, dirs.outputs):
+            path.mkdir(parents=True, exist_ok=True)
+        return dirs
+
+
+def make_context(
+    conversation: StandInConversation, *, timeout: float = 15.0, working_dir: Path | None = None
+) -> ToolContext:
+    """A call's context whose deadline is `timeout` seconds from now, as the manager makes it."""
+    settings = Settings(state_dir=conversation.root / "state")
+    return ToolContext(
+        settings,
+        working_dir or conversation.root,
+        timeout,
+        trio.current_time() + timeout,
+        conversation,
+    )
+
+
+async def call(
+    conversation: StandInConversation,
+    name: str,
+    args: dict[str, object],
+    *,
+    working_dir: Path | None = None,
+) -> ToolOutput:
+    """Call tool `name` as the manager does: the input checked, the deadline set from its
+    timeout (default 15s), then `run_tool`."""
+    tool = find_tool(name)
+    checked, timeout = prepare_input(tool, args, 15.0, 600.0)
+    ctx = make_context(conversation, timeout=timeout, working_dir=working_dir)
+    return await run_tool(ctx, tool, checked)

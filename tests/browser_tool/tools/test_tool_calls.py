@@ -1,0 +1,226 @@
+"""Tool calls on stand-ins: the call's deadline, the errors a call can meet, and their wording.
+
+Charter: no Chrome and no socket. Each call gets a StandInConversation (stand_ins.py) whose page
+answers only what the test scripts; any other command never answers, as a busy renderer does
+not. Calls go through `find_tool`, `prepare_input` and `run_tool`, as the manager makes them.
+Timing runs on trio's autojump clock, and times are asserted exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+from PIL import Image
+
+from browser_tool import (
+    BrowserLaunchError,
+    CdpCommandError,
+    CdpConnectionError,
+    CdpTimeoutError,
+    ClientGone,
+    HttpError,
+    InvalidInputError,
+    ResultParseError,
+    SessionClosedError,
+    SessionError,
+    ToolError,
+    ToolOutput,
+)
+from browser_tool.tools import find_tool, run_tool
+from tests.browser_tool.tools.stand_ins import StandInCdp, StandInConversation, call, make_context
+
+CRASHED = (
+    "The browser crashed or was closed during the call; its state is lost. "
+    "The next call starts a fresh browser."
+)
+# Every tool that needs the browser, with an input that gets as far as asking for it.
+LAUNCHING_CALLS: dict[str, dict[str, object]] = {
+    "browser_navigate": {"url": "https://example.com/"},
+    "browser_eval": {"expression": "1"},
+    "browser_take_screenshot": {},
+    "browser_resize": {"width": 800, "height": 600},
+}
+# What each of them says when the page does not answer within a 5 s timeout.
+TIMEOUT_TEXTS = {
+    "browser_navigate": "Timeout after 5s waiting for page load of https://example.com/",
+    "browser_eval": "Timeout after 5s evaluating the expression;",
+    "browser_take_screenshot": "Timeout after 5s taking the screenshot",
+    "browser_resize": "Timeout after 5s resizing the viewport to 800x600",
+}
+
+
+@pytest.mark.parametrize("name", LAUNCHING_CALLS)
+async def test_a_bare_session_error_becomes_an_error_result(tmp_path: Path, name: str) -> None:
+    # What a call meets when it waited on its conversation while the service began to shut down.
+    shutting_down = SessionError("The service is shutting down.")
+    conversation = StandInConversation(tmp_path, launch_error=shutting_down)
+    out = await call(conversation, name, LAUNCHING_CALLS[name])
+    assert out == ToolOutput.error("The service is shutting down.")
+
+
+@pytest.mark.parametrize(
+    ("error", "text"),
+    [
+        (
+            SessionClosedError("conv-1", "deleted"),
+            "Browser session of conversation 'conv-1' was closed (deleted); the call was stopped.",
+        ),
+        (BrowserLaunchError("Chrome did not start: boom"), "Chrome did not start: boom"),
+        (
+            CdpTimeoutError("Target.attachToTarget", 10.0, "10s"),
+            "Timeout: Target.attachToTarget got no answer within 10s",
+        ),
+        (CdpConnectionError("socket closed"), CRASHED),
+        (CdpCommandError("Page.enable", -32000, "boom"), "Page.enable failed: boom [code -32000]"),
+        (ResultParseError("odd result"), "odd result"),
+        (ToolError("it failed"), "it failed"),
+        (InvalidInputError("url", "must be a URL"), "Invalid input 'url': must be a URL"),
+    ],
+    ids=lambda value: type(value).__name__ if isinstance(value, Exception) else "",
+)
+async def test_every_error_of_a_call_becomes_an_error_result(
+    tmp_path: Path, error: Exception, text: str
+) -> None:
+    conversation = StandInConversation(tmp_path, launch_error=error)
+    out = await call(conversation, "browser_eval", {"expression": "1"})
+    assert out == ToolOutput.error(text)
+
+
+@pytest.mark.parametrize("error", [ClientGone("hung up"), HttpError(503, "busy", "busy")])
+async def test_a_front_end_error_is_left_to_its_front_end(tmp_path: Path, error: Exception) -> None:
+    conversation = StandInConversation(tmp_path, launch_error=error)
+    with pytest.raises(type(error)):
+        await call(conversation, "browser_eval", {"expression": "1"})
+
+
+@pytest.mark.parametrize("name", LAUNCHING_CALLS)
+async def test_the_timeout_bounds_the_launch_and_the_call_together(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock, name: str
+) -> None:
+    conversation = StandInConversation(tmp_path, launch_seconds=3.0)  # nothing ever answers
+    start = trio.current_time()
+    with trio.fail_after(60):
+        out = await call(conversation, name, {**LAUNCHING_CALLS[name], "timeout": "5s"})
+    assert out.is_error
+    assert out.output.startswith(TIMEOUT_TEXTS[name]), out.output
+    assert trio.current_time() == start + 5.0
+
+
+async def test_a_launch_longer_than_the_timeout_stops_the_call(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    conversation = StandInConversation(tmp_path, launch_seconds=30.0)
+    start = trio.current_time()
+    out = await call(conversation, "browser_eval", {"expression": "1", "timeout": "5s"})
+    assert out.is_error
+    assert out.output.startswith("Timeout after 5s: the browser did not start"), out.output
+    assert trio.current_time() == start + 5.0
+    assert conversation.cdp.sent == []
+
+
+async def test_eval_gives_cdp_the_time_left_until_the_deadline(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    cdp = StandInCdp()
+    conversation = StandInConversation(tmp_path, cdp, launch_seconds=3.0)
+    start = trio.current_time()
+    out = await call(conversation, "browser_eval", {"expression": "1", "timeout": "5s"})
+    assert [(method, params["timeout"]) for method, params in cdp.sent] == [
+        ("Runtime.evaluate", 2000)
+    ]
+    assert out.output.startswith("Timeout after 5s evaluating the expression;")
+    assert conversation.page.best_effort == ["Runtime.terminateExecution"]
+    assert trio.current_time() == start + 5.0
+
+
+async def test_eval_gives_cdp_at_least_one_millisecond(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    cdp = StandInCdp({"Runtime.evaluate": {"result": {"type": "number", "value": 2}}})
+    conversation = StandInConversation(tmp_path, cdp, launch_seconds=0.9995)
+    out = await call(conversation, "browser_eval", {"expression": "1 + 1", "timeout": "1s"})
+    assert out == ToolOutput.ok("<javascript_result>2</javascript_result>")
+    assert cdp.sent[0][1]["timeout"] == 1
+
+
+async def test_resize_honours_its_timeout(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    # Emulation.setDeviceMetricsOverride is never answered, as when a script keeps the page busy.
+    conversation = StandInConversation(tmp_path)
+    start = trio.current_time()
+    with trio.fail_after(60):
+        out = await call(
+            conversation, "browser_resize", {"width": 800, "height": 600, "timeout": "2s"}
+        )
+    assert out.is_error
+    assert out.output.startswith("Timeout after 2s resizing the viewport to 800x600"), out.output
+    assert trio.current_time() == start + 2.0
+    # Chrome applies the size once the page answers; a page replaced after a crash gets it too.
+    assert conversation.page.viewport == (800, 600)
+
+
+async def test_resize_applies_the_viewport(tmp_path: Path) -> None:
+    cdp = StandInCdp({"Emulation.setDeviceMetricsOverride": {}})
+    conversation = StandInConversation(tmp_path, cdp)
+    out = await call(conversation, "browser_resize", {"width": 800, "height": 600})
+    assert out == ToolOutput.ok("done")
+    assert conversation.page.viewport == (800, 600)
+    assert cdp.sent == [
+        (
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 800, "height": 600, "deviceScaleFactor": 1, "mobile": False},
+        )
+    ]
+
+
+async def test_a_screenshot_timeout_is_printed_as_a_duration(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    conversation = StandInConversation(tmp_path)  # Page.captureScreenshot is never answered
+    out = await call(conversation, "browser_take_screenshot", {"timeout": "250ms"})
+    assert out == ToolOutput.error("Timeout after 250ms taking the screenshot")
+
+
+async def test_a_read_image_timeout_is_printed_as_a_duration(tmp_path: Path) -> None:
+    image = tmp_path / "a.png"
+    Image.new("RGB", (4, 3)).save(image)
+    conversation = StandInConversation(tmp_path)
+    # The call waited its whole 90 s before reading (say, behind a slow call on its
+    # conversation): the deadline has passed, so the read never starts.
+    ctx = dataclasses.replace(
+        make_context(conversation, timeout=90.0), deadline=trio.current_time()
+    )
+    out = await run_tool(ctx, find_tool("read_image"), {"path": str(image)})
+    assert out == ToolOutput.error(f"Timeout after 1m30s reading {image}")
+
+
+async def test_read_image_reads_within_the_deadline(tmp_path: Path) -> None:
+    image = tmp_path / "a.png"
+    Image.new("RGB", (4, 3)).save(image)
+    out = await call(StandInConversation(tmp_path), "read_image", {"path": str(image)})
+    assert out.output == f"Image from {image} (type: image/png; 4x3)"
+    assert [i.media_type for i in out.images] == ["image/png"]
+
+
+async def test_console_tools_never_launch_a_browser(tmp_path: Path) -> None:
+    conversation = StandInConversation(tmp_path)
+    out = await call(conversation, "browser_recent_console_logs", {})
+    assert out == ToolOutput.ok("No console log entries.")
+    out = await call(conversation, "browser_clear_console_logs", {})
+    assert out == ToolOutput.ok("Cleared 0 console log entries.")
+    assert conversation.launches == 0
+
+
+async def test_console_tools_read_and_clear_the_running_browser(tmp_path: Path) -> None:
+    conversation = StandInConversation(tmp_path, running=True)
+    conversation.page.console.add("log", "hello", "u:1", when=1.0)
+    out = await call(conversation, "browser_recent_console_logs", {"limit": 5})
+    assert '"hello"' in out.output
+    out = await call(conversation, "browser_clear_console_logs", {})
+    assert out == ToolOutput.ok("Cleared 1 console log entries.")
+    assert conversation.launches == 0
