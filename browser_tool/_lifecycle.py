@@ -114,7 +114,8 @@ class Lifecycle:
             return browser
         if browser is not None:  # it died; wait for its task to finish cleaning up
             await self._source.release(browser, "crash")
-            conv.browser = None if conv.browser is browser else conv.browser
+            if conv.browser is browser:
+                conv.browser = None
         if self.closing:
             raise SessionError("The service is shutting down.")
         dirs = self.dirs(conv)
