@@ -11,6 +11,7 @@ from ._network_log import SOURCES as NETWORK_SOURCES
 from ._page import Download, Page
 from ._service_workers import ServiceWorkerRegistration, ServiceWorkerVersion
 from ._session import BrowserSession, run_browser_session
+from ._workers import Worker
 
 __all__ = [
     "CONSOLE_CONTEXTS",
@@ -21,6 +22,7 @@ __all__ = [
     "ServiceWorkerRegistration",
     "ServiceWorkerVersion",
     "SessionDirs",
+    "Worker",
     "exception_text",
     "run_browser_session",
 ]

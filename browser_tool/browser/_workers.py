@@ -93,16 +93,16 @@ class Workers:
         await cdp.send("ServiceWorker.enable", timeout=_COMMAND_TIMEOUT)
         await cdp.send("Target.setAutoAttach", _AUTO_ATTACH, timeout=_COMMAND_TIMEOUT)
 
-    async def set_offline(self, offline: bool) -> int:
-        """Switch offline mode on or off for the page and every worker; return how many
-        workers took it (one that went away meanwhile is skipped). Raises CdpError when the
+    async def set_offline(self, offline: bool) -> list[Worker]:
+        """Switch offline mode on or off for the page and every worker; return the workers
+        that took it (one that went away meanwhile is skipped). Raises CdpError when the
         page does not take it. The mode is recorded first, so a worker attached meanwhile, or
         a page replaced after a crash, gets it too."""
         assert self.page_session is not None, "set_offline before the page was attached"
         self.offline = offline
         conditions = network_conditions(offline)
         await self.page_session.send("Network.emulateNetworkConditions", conditions)
-        done = 0
+        done = []
         for worker in list(self.workers.values()):
             try:
                 await self.conn.send(
@@ -114,7 +114,7 @@ class Workers:
             except CdpError as exc:
                 log.debug("offline mode not applied to %s: %s", worker.url, exc)
             else:
-                done += 1
+                done.append(worker)
         return done
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:

@@ -191,7 +191,10 @@ TOOLS: tuple[Tool, ...] = (
         "Offline, requests fail with net::ERR_INTERNET_DISCONNECTED unless a service worker "
         "answers them, so you can check that a PWA works offline.",
         _schema(
-            {"offline": {"type": "boolean", "description": "true: offline; false: online"}},
+            {
+                "offline": {"type": "boolean", "description": "true: offline; false: online"},
+                "timeout": _TIMEOUT,
+            },
             ["offline"],
         ),
         set_offline,

@@ -1,7 +1,7 @@
 // The fixture PWA's service worker: caches the app shell on install, serves it cache-first
 // (so it loads offline too), passes any other request to the network, and logs each step.
 const CACHE = "fixture-pwa-v1";
-const SHELL = ["./", "./app.js", "./app.css", "./manifest.webmanifest"];
+const SHELL = ["./", "./app.js", "./app.css", "./manifest.webmanifest", "./worker.js"];
 
 console.log("sw: script evaluated");
 
