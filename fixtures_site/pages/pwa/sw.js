@@ -14,8 +14,10 @@ self.addEventListener("install", (event) => {
   );
 });
 
+// Logged before claiming: a page that sees its controller change knows this line was logged.
 self.addEventListener("activate", (event) => {
-  event.waitUntil(self.clients.claim().then(() => console.log("sw: activated")));
+  console.log("sw: activated, claiming open pages");
+  event.waitUntil(self.clients.claim());
 });
 
 self.addEventListener("fetch", (event) => {
