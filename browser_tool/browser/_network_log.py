@@ -27,6 +27,9 @@ NETWORK_EVENTS = (
     "Network.responseReceived",
     "Network.loadingFailed",
 )
+# URLs loaded from nowhere (Chrome's own error page draws its icons from data: URLs).
+_LOCAL_SCHEMES = ("data:", "blob:")
+_URL_SHOWN = 300  # characters of a URL a listing shows
 # Requests seen but not answered yet: bounded, so a page that never finishes its requests
 # (long polls, aborted loads) cannot grow them without end.
 _OPEN_REQUESTS = 2000
@@ -48,7 +51,8 @@ class NetworkRecord:
         status = "---" if self.status is None else str(self.status)
         source = f"{self.source} ({self.detail})" if self.detail else self.source
         made_by = "" if self.context == "page" else f" [requested by the {self.context}]"
-        return f"{status} {self.resource_type} {source} {self.url}{made_by}"
+        url = self.url if len(self.url) <= _URL_SHOWN else f"{self.url[:_URL_SHOWN]}..."
+        return f"{status} {self.resource_type} {source} {url}{made_by}"
 
 
 class NetworkLog:
@@ -68,16 +72,20 @@ class NetworkLog:
         key = (session_id, str(params.get("requestId", "")))
         if method == "Network.requestWillBeSent":
             url = str((params.get("request") or {}).get("url", ""))
+            if url.startswith(_LOCAL_SCHEMES):
+                return
             self._open[key] = (url, False)
             self._open.move_to_end(key)
             while len(self._open) > _OPEN_REQUESTS:
                 self._open.popitem(last=False)
         elif method == "Network.requestServedFromCache":
-            url, _ = self._open.get(key, ("", False))
-            self._open[key] = (url, True)
+            if key in self._open:
+                self._open[key] = (self._open[key][0], True)
         elif method == "Network.responseReceived":
             _, from_memory = self._open.pop(key, ("", False))
             response = params.get("response") or {}
+            if str(response.get("url", "")).startswith(_LOCAL_SCHEMES):
+                return
             source, detail = _source_of(response, from_memory)
             status = response.get("status")
             self._add(

@@ -86,6 +86,19 @@ def test_a_failed_request_is_recorded_with_its_error_and_who_made_it() -> None:
     )
 
 
+def test_urls_loaded_from_nowhere_are_left_out_and_long_ones_cut() -> None:
+    log = NetworkLog(100)
+    icon = "data:image/png;base64," + "A" * 5000
+    log.observe(
+        "Network.requestWillBeSent", {"requestId": "1", "request": {"url": icon}}, "page", "S"
+    )
+    log.observe("Network.requestServedFromCache", {"requestId": "1"}, "page", "S")
+    respond(log, "1", icon)
+    respond(log, "2", f"{URL}/{'x' * 400}")
+    [record] = log.recent(10)
+    assert record.describe() == f"200 Script network {URL}/{'x' * (300 - len(URL) - 1)}..."
+
+
 def test_the_log_is_bounded_counted_and_cleared() -> None:
     log = NetworkLog(3)
     for i in range(5):
