@@ -212,7 +212,7 @@ class Page:
         else:  # committed (frameNavigated), or stopped, failed or done (frameStoppedLoading)
             self.navigating_to = None
             if method == "Page.frameNavigated":
-                self.console.page_url = str(p["frame"].get("url", ""))
+                self.console.page_url = str((p.get("frame") or {}).get("url", ""))
 
     async def _handle_dialog(self, p: dict[str, Any]) -> None:
         kind = str(p.get("type", "alert"))
