@@ -16,8 +16,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m fixtures_site",
         description="Serve the fixture pages (index, console, dialogs, download, tall, loop, "
-        "storage, fetch, popup) plus /slow, /hang, /api/data.json and /download/<name> on a "
-        "local address until SIGINT or SIGTERM.",
+        "storage, fetch, popup), a small PWA under /pwa/, plus /slow, /hang, /api/data.json and "
+        "/download/<name> on a local address until SIGINT or SIGTERM.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port to bind (default 0: any free)")

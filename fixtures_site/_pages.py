@@ -1,10 +1,12 @@
-"""The static pages shipped as package data under `fixtures_site/pages/`."""
+"""The static pages shipped as package data under `fixtures_site/pages/`, and the files of the
+small PWA under `fixtures_site/pages/pwa/`."""
 
 from __future__ import annotations
 
 from importlib.resources import files
 
 _PAGES = files(__package__) / "pages"
+_PWA = _PAGES / "pwa"
 
 
 def page_names() -> list[str]:
@@ -15,3 +17,8 @@ def page_names() -> list[str]:
 def load_pages() -> dict[str, bytes]:
     """Every fixture page's bytes by file name, read once so serving never touches the disk."""
     return {name: (_PAGES / name).read_bytes() for name in page_names()}
+
+
+def load_pwa_files() -> dict[str, bytes]:
+    """Every file of the fixture PWA (served under /pwa/) by file name, read once."""
+    return {entry.name: entry.read_bytes() for entry in _PWA.iterdir() if entry.is_file()}

@@ -6,6 +6,8 @@
     /hang[?anything]      never answers until the server closes or the client goes away
     /api/data.json        API_DATA as JSON
     /download/<name>      DOWNLOAD_BODY as an attachment named <name>
+    /pwa/                 a small PWA (pages/pwa/): index.html registers sw.js, which caches
+    /pwa/<file>           the app shell, serves it offline and logs; app.js starts worker.js
     anything else         404
 
 /slow and /hang park on one `closing` event, so closing the server releases them at once
@@ -35,7 +37,7 @@ from types import MappingProxyType
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
-from ._pages import load_pages
+from ._pages import load_pages, load_pwa_files
 
 MAX_DELAY = 120.0
 DOWNLOAD_BODY = b"report body\n" * 10
@@ -44,6 +46,12 @@ API_DATA: Mapping[str, object] = MappingProxyType({"ok": True, "items": [1, 2, 3
 _API_BODY = json.dumps(dict(API_DATA)).encode()
 
 _DOWNLOAD_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
+_PWA_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".webmanifest": "application/manifest+json",
+}
 _SLOW_PAGE = b"<!doctype html><title>Fixture Slow</title><h1>Slow</h1><p>waited %.3f s</p>\n"
 # How often a parked request looks whether its client went away (a closed socket has no event
 # to wait on together with `closing`).
@@ -74,6 +82,7 @@ class FixtureHTTPServer(ThreadingHTTPServer):
 
     def __init__(self, host: str, port: int) -> None:
         self.pages = load_pages()
+        self.pwa_files = load_pwa_files()
         self.closing = threading.Event()
         self._counts = threading.Condition()
         self.requests_handled = 0
@@ -157,6 +166,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/hang":
             if server.park(None, self.path, self.connection) is ParkEnd.CLOSING:
                 self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain", b"server closing\n")
+        elif path.startswith("/pwa/"):
+            self._pwa(server, path.removeprefix("/pwa/") or "index.html")
         elif path.removeprefix("/") in server.pages:
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", server.pages[path[1:]])
         else:
@@ -184,6 +195,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", _SLOW_PAGE % delay)
         else:
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", server.pages[page])
+
+    def _pwa(self, server: FixtureHTTPServer, name: str) -> None:
+        body = server.pwa_files.get(name)
+        content_type = _PWA_TYPES.get(name[name.rfind(".") :]) if "." in name else None
+        if body is None or content_type is None:
+            self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found\n")
+        else:
+            self._send(HTTPStatus.OK, content_type, body)
 
     def _download(self, name: str) -> None:
         if not _DOWNLOAD_NAME.fullmatch(name) or name.startswith("."):

@@ -1,4 +1,5 @@
-"""The console buffer of one session: bounded, numbered, kept across navigations."""
+"""The console buffer of one session: bounded, numbered, kept across navigations. Each entry
+names the context that logged it (the page, a service worker, another worker) and its URL."""
 
 from __future__ import annotations
 
@@ -6,6 +7,10 @@ import collections
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
+
+_LEVELS = {"warning": "warn", "verbose": "debug", "assert": "error", "trace": "log"}
+#: The contexts an entry can come from: the page itself, a service worker, any other worker.
+CONSOLE_CONTEXTS = ("page", "service_worker", "worker")
 
 
 @dataclass(frozen=True)
@@ -15,6 +20,8 @@ class ConsoleEntry:
     text: str
     source: str  # "url:line", or "" when Chrome gave none
     time: float  # seconds since the epoch
+    context: str = "page"  # one of CONSOLE_CONTEXTS
+    context_url: str = ""  # the page's URL, or the worker's script URL
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -27,17 +34,36 @@ class ConsoleBuffer:
         self._entries: collections.deque[ConsoleEntry] = collections.deque(maxlen=capacity)
         self._next_seq = 1
         self.dropped = 0
+        # The page's current URL, which page entries are tagged with (kept by the page).
+        self.page_url = ""
 
-    def add(self, level: str, text: str, source: str = "", when: float | None = None) -> None:
+    def add(
+        self,
+        level: str,
+        text: str,
+        source: str = "",
+        when: float | None = None,
+        *,
+        context: str = "page",
+        context_url: str | None = None,
+    ) -> None:
         if len(self._entries) == self._entries.maxlen:
             self.dropped += 1
+        if context_url is None:
+            context_url = self.page_url if context == "page" else ""
+        when = time.time() if when is None else when
         self._entries.append(
-            ConsoleEntry(self._next_seq, level, text, source, time.time() if when is None else when)
+            ConsoleEntry(self._next_seq, level, text, source, when, context, context_url)
         )
         self._next_seq += 1
 
-    def recent(self, limit: int) -> list[ConsoleEntry]:
-        return list(self._entries)[-limit:] if limit > 0 else []
+    def recent(self, limit: int, context: str | None = None) -> list[ConsoleEntry]:
+        """The newest `limit` entries, oldest first; only those of `context` when given."""
+        if limit <= 0:
+            return []
+        if context is None:
+            return list(self._entries)[-limit:]
+        return [entry for entry in self._entries if entry.context == context][-limit:]
 
     def clear(self) -> int:
         count = len(self._entries)
@@ -46,6 +72,11 @@ class ConsoleBuffer:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def console_level(kind: str) -> str:
+    """Our level name for a console call type or a Log entry level ("warning" -> "warn")."""
+    return _LEVELS.get(kind, kind)
 
 
 def format_remote_args(args: list[dict[str, Any]]) -> str:
@@ -75,3 +106,14 @@ def source_of(url: str | None, line: int | None) -> str:
     if not url:
         return ""
     return f"{url}:{line + 1}" if line is not None else url
+
+
+def exception_text(details: dict[str, Any]) -> str:
+    """'ReferenceError: foo is not defined' from Runtime exceptionDetails (first line only)."""
+    exception = details.get("exception") or {}
+    text = exception.get("description")
+    if not text and "value" in exception:
+        text = f"Uncaught {exception['value']!r}"
+    if not text:
+        text = str(details.get("text", "Uncaught exception"))
+    return str(text).splitlines()[0] if text else "Uncaught exception"

@@ -19,7 +19,8 @@ import trio
 from .._errors import CdpError
 from .._settings import Settings
 from ..cdp import CdpConnection, CdpEvent, CdpSession
-from ._console import ConsoleBuffer, format_remote_args, source_of
+from ._console import ConsoleBuffer, console_level, exception_text, format_remote_args, source_of
+from ._workers import Workers
 
 log = logging.getLogger("browser_tool.page")
 
@@ -37,7 +38,6 @@ _PUMP_EVENTS = (
     "Browser.downloadProgress",
 )
 _SAME_DOCUMENT = ("sameDocument", "historySameDocument")
-_LEVELS = {"warning": "warn", "verbose": "debug", "assert": "error", "trace": "log"}
 _COMMAND_TIMEOUT = 10.0
 _CLEANUP_GRACE = 2.0  # a best-effort clean-up command (stop loading, terminate a script)
 
@@ -60,6 +60,7 @@ class Page:
         self.settings = settings
         self.downloads_dir = downloads_dir
         self.console = ConsoleBuffer(settings.console_buffer)
+        self.workers = Workers(conn, self.console)  # its `run` is started with the pump
         self.notes: list[str] = []
         self.downloads: dict[str, Download] = {}
         self.download_started = trio.Event()
@@ -126,6 +127,7 @@ class Page:
             ("Page.setLifecycleEventsEnabled", {"enabled": True}),
         ):
             await cdp.send(method, params, timeout=_COMMAND_TIMEOUT)
+        await self.workers.attach_page(cdp)
         await self.apply_viewport(*self.viewport)
 
     async def apply_viewport(
@@ -165,7 +167,7 @@ class Page:
             frames = (p.get("stackTrace") or {}).get("callFrames") or [{}]
             level = str(p.get("type", "log"))
             self.console.add(
-                _LEVELS.get(level, level),
+                console_level(level),
                 format_remote_args(p.get("args", [])),
                 source_of(frames[0].get("url"), frames[0].get("lineNumber")),
                 p["timestamp"] / 1000 if "timestamp" in p else None,
@@ -179,9 +181,11 @@ class Page:
             )
         elif event.method == "Log.entryAdded":
             entry = p.get("entry", {})
+            if entry.get("source") == "worker":
+                return  # a worker's console, echoed: the worker's own session reports it
             level = str(entry.get("level", "info"))
             self.console.add(
-                _LEVELS.get(level, level),
+                console_level(level),
                 str(entry.get("text", "")),
                 source_of(entry.get("url"), entry.get("lineNumber")),
             )
@@ -207,6 +211,8 @@ class Page:
                 self.navigating_to = str(p.get("url", ""))
         else:  # committed (frameNavigated), or stopped, failed or done (frameStoppedLoading)
             self.navigating_to = None
+            if method == "Page.frameNavigated":
+                self.console.page_url = str((p.get("frame") or {}).get("url", ""))
 
     async def _handle_dialog(self, p: dict[str, Any]) -> None:
         kind = str(p.get("type", "alert"))
@@ -276,14 +282,3 @@ class Page:
         """Arm a fresh event that the next downloadWillBegin sets."""
         self.download_started = trio.Event()
         return self.download_started
-
-
-def exception_text(details: dict[str, Any]) -> str:
-    """'ReferenceError: foo is not defined' from Runtime exceptionDetails (first line only)."""
-    exception = details.get("exception") or {}
-    text = exception.get("description")
-    if not text and "value" in exception:
-        text = f"Uncaught {exception['value']!r}"
-    if not text:
-        text = str(details.get("text", "Uncaught exception"))
-    return str(text).splitlines()[0] if text else "Uncaught exception"

@@ -132,6 +132,7 @@ async def run_browser_session(
                         # "ready" means an answered command, not an announced port.
                         await conn.send("Browser.getVersion")
                         await nursery.start(page.run_pump)
+                        await nursery.start(page.workers.run)
                         await page.setup()
                 except (CdpError, trio.TooSlowError) as exc:
                     raise BrowserLaunchError(

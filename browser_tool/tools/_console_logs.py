@@ -14,9 +14,13 @@ from ._output import ToolOutput, spill_large_text
 
 async def recent_console_logs(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     session = ctx.existing_browser()
-    entries = session.page.console.recent(int(args.get("limit", 100))) if session else []
+    context = args.get("context")
+    limit = int(args.get("limit", 100))
+    entries = session.page.console.recent(limit, context) if session else []
     if not entries:
-        return ToolOutput.ok("No console log entries.")
+        return ToolOutput.ok(
+            f"No console log entries{f' of context {context}' if context else ''}."
+        )
     text = json.dumps([e.to_json() for e in entries], ensure_ascii=False, indent=1)
     return ToolOutput.ok(
         spill_large_text(

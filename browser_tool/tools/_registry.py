@@ -17,14 +17,18 @@ from .._errors import (
     InvalidInputError,
     SessionClosedError,
 )
+from ..browser import CONSOLE_CONTEXTS, NETWORK_SOURCES
 from ._console_logs import clear_console_logs, recent_console_logs
 from ._context import ToolContext
 from ._eval import evaluate
 from ._navigate import navigate
+from ._network_sources import network_sources
+from ._offline import set_offline
 from ._output import ToolOutput
 from ._read_image import read_image
 from ._resize import check_dimensions, resize
 from ._screenshot import screenshot
+from ._service_workers import service_workers
 
 # A tool bounds its own work by `ctx.deadline`; a failure the model should read is raised as a
 # BrowserToolError, which `run_tool` turns into an error ToolOutput.
@@ -109,7 +113,9 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "browser_recent_console_logs",
         "Return recent console messages, uncaught exceptions, log entries and dialogs of the "
-        "page, oldest first, as JSON (kept across navigations).",
+        "page and of its service workers and other workers, oldest first, as JSON (kept across "
+        "navigations). Each entry names its context (page, service_worker, worker) and that "
+        "context's URL.",
         _schema(
             {
                 "limit": {
@@ -117,7 +123,12 @@ TOOLS: tuple[Tool, ...] = (
                     "description": "Max entries to return (default: 100)",
                     "minimum": 1,
                     "maximum": 10000,
-                }
+                },
+                "context": {
+                    "type": "string",
+                    "enum": list(CONSOLE_CONTEXTS),
+                    "description": "Only entries of this context (default: all)",
+                },
             },
             [],
         ),
@@ -142,6 +153,51 @@ TOOLS: tuple[Tool, ...] = (
         ),
         resize,
         pre_check=check_dimensions,
+    ),
+    Tool(
+        "browser_get_service_workers",
+        "List the service workers registered for the current page's origin: each "
+        "registration's scope and, for each version, its status (installing, installed, "
+        "activating, activated, redundant), whether it is running, its script URL, and which "
+        "one controls the page. A page with none gets an answer saying so.",
+        _schema({}, []),
+        service_workers,
+    ),
+    Tool(
+        "browser_get_network_sources",
+        "List the page's recent responses (its workers' requests included), each with status, "
+        "resource type, where it came from (" + ", ".join(NETWORK_SOURCES) + ") and URL, "
+        "after a count per source. Recorded from the start of the session.",
+        _schema(
+            {
+                "limit": {
+                    "type": "integer",
+                    "description": "Max responses to list, newest kept (default: 50)",
+                    "minimum": 1,
+                    "maximum": 1000,
+                },
+                "clear": {
+                    "type": "boolean",
+                    "description": "Empty the log after reading it (default: false)",
+                },
+            },
+            [],
+        ),
+        network_sources,
+    ),
+    Tool(
+        "browser_set_offline",
+        "Turn offline mode on or off for the page and its workers (service workers included). "
+        "Offline, requests fail with net::ERR_INTERNET_DISCONNECTED unless a service worker "
+        "answers them, so you can check that a PWA works offline.",
+        _schema(
+            {
+                "offline": {"type": "boolean", "description": "true: offline; false: online"},
+                "timeout": _TIMEOUT,
+            },
+            ["offline"],
+        ),
+        set_offline,
     ),
     Tool(
         "read_image",

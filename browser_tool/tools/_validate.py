@@ -1,7 +1,7 @@
 """Validating tool input against the small JSON Schema subset our tool schemas use.
 
 Pure. Supported: type object/string/integer/number/boolean, properties, required,
-additionalProperties: false, minimum/maximum, minLength/maxLength. Errors name the field and
+additionalProperties: false, minimum/maximum, minLength/maxLength, enum. Errors name the field and
 the rule, and nothing runs before the input is valid.
 """
 
@@ -50,6 +50,9 @@ def _check(name: str, schema: Mapping[str, Any], value: object) -> None:
         if kind == "integer" and isinstance(value, float) and value.is_integer():
             raise InvalidInputError(name, f"must be an integer; got {value!r}", value)
         raise InvalidInputError(name, f"must be {_article(kind)}; got {_describe(value)}", value)
+    if "enum" in schema and value not in schema["enum"]:
+        allowed = ", ".join(repr(choice) for choice in schema["enum"])
+        raise InvalidInputError(name, f"must be one of {allowed}; got {value!r}", value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         low, high = schema.get("minimum"), schema.get("maximum")
         if (low is not None and value < low) or (high is not None and value > high):

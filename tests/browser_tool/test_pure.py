@@ -23,20 +23,23 @@ from browser_tool.tools._eval import format_exception, format_value
 from browser_tool.tools._navigate import check_url, describe_net_error
 from browser_tool.tools._registry import find_tool, prepare_input
 
-SEVEN_TOOLS = [
+TOOLS = [
     "browser_navigate",
     "browser_eval",
     "browser_take_screenshot",
     "browser_recent_console_logs",
     "browser_clear_console_logs",
     "browser_resize",
+    "browser_get_service_workers",
+    "browser_get_network_sources",
+    "browser_set_offline",
     "read_image",
 ]
 
 
-def test_tool_definitions_are_the_seven_with_object_schemas() -> None:
+def test_tool_definitions_are_the_tools_with_object_schemas() -> None:
     defs = tool_definitions()
-    assert [d["name"] for d in defs] == SEVEN_TOOLS
+    assert [d["name"] for d in defs] == TOOLS
     for d in defs:
         assert d["description"]
         assert d["input_schema"]["type"] == "object"
@@ -47,6 +50,11 @@ def test_tool_definitions_are_the_seven_with_object_schemas() -> None:
     assert set(by_name["browser_eval"]["properties"]) == {"expression", "timeout", "await"}
     assert by_name["browser_resize"]["required"] == ["width", "height"]
     assert by_name["read_image"]["required"] == ["path"]
+    assert by_name["browser_set_offline"]["required"] == ["offline"]
+    assert set(by_name["browser_get_network_sources"]["properties"]) == {"limit", "clear"}
+    assert by_name["browser_get_service_workers"]["properties"] == {}
+    context = by_name["browser_recent_console_logs"]["properties"]["context"]
+    assert context["enum"] == ["page", "service_worker", "worker"]
     # No tool input names a session, a pid or a port (invariant 4).
     for schema in by_name.values():
         for field in schema["properties"]:
@@ -154,6 +162,22 @@ def test_prepare_input_checks_before_anything_runs() -> None:
         prepare_input(logs, {"limit": 0}, 15.0, 600.0)
     with pytest.raises(InvalidInputError, match="integer"):
         prepare_input(logs, {"limit": True}, 15.0, 600.0)
+    with pytest.raises(InvalidInputError) as info:
+        prepare_input(logs, {"context": "sw"}, 15.0, 600.0)
+    assert info.value.field == "context"
+    assert str(info.value) == (
+        "Invalid input 'context': must be one of 'page', 'service_worker', 'worker'; got 'sw'"
+    )
+    offline = find_tool("browser_set_offline")
+    with pytest.raises(InvalidInputError, match="'offline': is required"):
+        prepare_input(offline, {}, 15.0, 600.0)
+    with pytest.raises(InvalidInputError, match="'offline': must be a boolean; got string 'yes'"):
+        prepare_input(offline, {"offline": "yes"}, 15.0, 600.0)
+    sources = find_tool("browser_get_network_sources")
+    with pytest.raises(InvalidInputError, match="'limit': must be from 1 to 1000; got 0"):
+        prepare_input(sources, {"limit": 0}, 15.0, 600.0)
+    with pytest.raises(InvalidInputError, match="'timeout': is not a known field"):
+        prepare_input(find_tool("browser_get_service_workers"), {"timeout": "1s"}, 15.0, 600.0)
 
 
 @pytest.mark.parametrize(

@@ -78,6 +78,31 @@ PAGE_MARKERS: dict[str, list[str]] = {
 }
 
 
+# The PWA under /pwa/: each file, its content type, and what the browser tests rely on.
+PWA_FILES: dict[str, tuple[str, list[str]]] = {
+    "": ("text/html; charset=utf-8", ["<title>Fixture PWA</title>", 'src="app.js"']),
+    "index.html": ("text/html; charset=utf-8", ["<title>Fixture PWA</title>"]),
+    "app.js": (
+        "text/javascript; charset=utf-8",
+        ['new Worker("worker.js")', 'register("sw.js")', "window.controlled", "controllerchange"],
+    ),
+    "app.css": ("text/css; charset=utf-8", ["#status"]),
+    "worker.js": ("text/javascript; charset=utf-8", ['console.log("worker: started")']),
+    "manifest.webmanifest": ("application/manifest+json", ['"start_url": "./"']),
+    "sw.js": (
+        "text/javascript; charset=utf-8",
+        [
+            '"./", "./app.js", "./app.css", "./manifest.webmanifest", "./worker.js"',
+            'console.log("sw: script evaluated")',
+            "sw: installed, app shell cached",
+            "sw: activated, claiming open pages",
+            "caches.match(event.request)",
+            "sw: network failed for",
+        ],
+    ),
+}
+
+
 @pytest.fixture
 def site() -> Iterator[FixtureServer]:
     with running_fixtures() as server:
@@ -122,6 +147,20 @@ def test_page_is_served_with_its_markers(
     assert "https:" not in response.text
 
 
+@pytest.mark.parametrize("name", sorted(PWA_FILES))
+def test_the_pwa_files_are_served_with_their_type(
+    http: httpx.Client, site: FixtureServer, name: str
+) -> None:
+    content_type, markers = PWA_FILES[name]
+    response = http.get(site.url_for(f"/pwa/{name}"))
+    assert response.status_code == 200
+    assert response.headers["content-type"] == content_type
+    for marker in markers:
+        assert marker in response.text, f"{name}: {marker!r} missing"
+    assert "http:" not in response.text
+    assert "https:" not in response.text
+
+
 def test_root_is_index(http: httpx.Client, site: FixtureServer) -> None:
     root = http.get(site.url + "/")
     assert root.status_code == 200
@@ -162,6 +201,10 @@ def test_download_is_an_attachment(http: httpx.Client, site: FixtureServer, name
         "/download/a%2Fb",
         "/download/.hidden",
         "/slow?delay=0&page=nope.html",
+        "/pwa/nope.js",
+        "/pwa/README",
+        "/pwa/../_server.py",
+        "/pwa/pwa/sw.js",
     ],
 )
 def test_unknown_is_404(http: httpx.Client, site: FixtureServer, path: str) -> None:

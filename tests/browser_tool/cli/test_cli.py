@@ -109,6 +109,28 @@ def test_an_unusable_state_dir_exits_1(tmp_path: Path, capsys: pytest.CaptureFix
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("tool", "output"),
+    [
+        (
+            "browser_get_network_sources",
+            "No responses recorded: no browser is running in this conversation.",
+        ),
+        (
+            "browser_get_service_workers",
+            "No browser is running in this conversation, so no page and no service worker. "
+            "Navigate to a page first.",
+        ),
+    ],
+)
+def test_a_call_that_needs_no_browser_runs_in_process(
+    state_dir: Path, capsys: pytest.CaptureFixture[str], tool: str, output: str
+) -> None:
+    assert main(["call", "c1", tool, "{}", "--state-dir", str(state_dir)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result == {"output": output, "is_error": False, "images": []}
+
+
 def test_session_line_format() -> None:
     info = SessionInfo(
         conversation_id="conv-1",

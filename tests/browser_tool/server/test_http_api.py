@@ -118,6 +118,14 @@ async def test_every_request_error_has_its_code(state_dir: Path) -> None:
         assert invalid.status_code == 200
         assert invalid.json()["is_error"] is True
         assert "expression" in invalid.json()["output"]
+        logs = "/v1/conversations/c1/tools/browser_recent_console_logs"
+        invalid = await client.post(logs, json={"context": "tab"})
+        assert invalid.json() == {
+            "output": "Invalid input 'context': must be one of 'page', 'service_worker', "
+            "'worker'; got 'tab'",
+            "is_error": True,
+            "images": [],
+        }
         assert (await client.get("/v1/sessions")).json() == {"sessions": []}
 
 

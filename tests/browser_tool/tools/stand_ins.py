@@ -18,6 +18,8 @@ import trio
 from browser_tool import BrowserSession, Settings
 from browser_tool.browser import SessionDirs
 from browser_tool.browser._console import ConsoleBuffer
+from browser_tool.browser._workers import Workers
+from browser_tool.cdp import CdpConnection, CdpSession
 from browser_tool.tools import ToolContext, ToolOutput, find_tool, prepare_input, run_tool
 
 Answer = Mapping[str, Any] | BaseException
@@ -64,6 +66,9 @@ class StandInPage:
         self.crashed = trio.Event()
         self.navigating_to: str | None = None
         self.console = ConsoleBuffer(100)
+        # The real thing: with no worker attached it sends only on the page's session.
+        self.workers = Workers(cast(CdpConnection, None), self.console)
+        self.workers.page_session = cast(CdpSession, cdp)
         self.viewport = (1280, 720)
         self.best_effort: list[str] = []
         self.downloads: dict[str, object] = {}

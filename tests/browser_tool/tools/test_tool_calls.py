@@ -43,6 +43,7 @@ LAUNCHING_CALLS: dict[str, dict[str, object]] = {
     "browser_eval": {"expression": "1"},
     "browser_take_screenshot": {},
     "browser_resize": {"width": 800, "height": 600},
+    "browser_set_offline": {"offline": True},
 }
 # What each of them says when the page does not answer within a 5 s timeout.
 TIMEOUT_TEXTS = {
@@ -50,6 +51,7 @@ TIMEOUT_TEXTS = {
     "browser_eval": "Timeout after 5s evaluating the expression;",
     "browser_take_screenshot": "Timeout after 5s taking the screenshot",
     "browser_resize": "Timeout after 5s resizing the viewport to 800x600",
+    "browser_set_offline": "Timeout after 5s switching offline mode on: the page did not answer",
 }
 
 
@@ -224,3 +226,66 @@ async def test_console_tools_read_and_clear_the_running_browser(tmp_path: Path) 
     out = await call(conversation, "browser_clear_console_logs", {})
     assert out == ToolOutput.ok("Cleared 1 console log entries.")
     assert conversation.launches == 0
+
+
+async def test_pwa_tools_that_only_read_never_launch_a_browser(tmp_path: Path) -> None:
+    conversation = StandInConversation(tmp_path)
+    out = await call(conversation, "browser_get_service_workers", {})
+    assert out == ToolOutput.ok(
+        "No browser is running in this conversation, so no page and no service worker. "
+        "Navigate to a page first."
+    )
+    out = await call(conversation, "browser_get_network_sources", {})
+    assert out == ToolOutput.ok(
+        "No responses recorded: no browser is running in this conversation."
+    )
+    out = await call(conversation, "browser_recent_console_logs", {"context": "worker"})
+    assert out == ToolOutput.ok("No console log entries of context worker.")
+    assert conversation.launches == 0
+
+
+async def test_offline_mode_is_set_on_the_page_and_kept_for_later_workers(tmp_path: Path) -> None:
+    cdp = StandInCdp({"Network.emulateNetworkConditions": {}})
+    conversation = StandInConversation(tmp_path, cdp)
+    out = await call(conversation, "browser_set_offline", {"offline": True})
+    assert out == ToolOutput.ok(
+        "Offline mode is on for the page: requests fail with net::ERR_INTERNET_DISCONNECTED "
+        "unless a service worker answers them."
+    )
+    assert cdp.sent == [
+        (
+            "Network.emulateNetworkConditions",
+            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+        )
+    ]
+    assert conversation.page.workers.offline is True
+    out = await call(conversation, "browser_set_offline", {"offline": False})
+    assert out == ToolOutput.ok("Offline mode is off for the page: the network is back.")
+    assert cdp.sent[-1][1]["offline"] is False
+
+
+async def test_network_sources_keep_the_newest_inline_and_all_in_a_file(tmp_path: Path) -> None:
+    conversation = StandInConversation(tmp_path, running=True)
+    network = conversation.page.workers.network
+    for i in range(40):
+        request = {"requestId": str(i), "request": {"url": f"http://127.0.0.1/{i}.js"}}
+        network.observe("Network.requestWillBeSent", request, "page", "S")
+        response = {"url": f"http://127.0.0.1/{i}.js", "status": 200}
+        params = {"requestId": str(i), "type": "Script", "response": response}
+        network.observe("Network.responseReceived", params, "page", "S")
+    out = await call(conversation, "browser_get_network_sources", {"limit": 30, "clear": True})
+    lines = out.output.splitlines()
+    assert lines[0] == (
+        "40 responses recorded; by source: network 40, service_worker 0, disk_cache 0, "
+        "memory_cache 0, prefetch_cache 0, failed 0. The log was cleared. "
+        "Listed the newest 30, oldest first:"
+    )
+    kept = [line for line in lines if line.startswith("200 ")]
+    assert kept[-1] == "200 Script network http://127.0.0.1/39.js"
+    assert lines[1] == f"({30 - len(kept)} older responses left out here; all 30 are in the file)"
+    assert len(out.output.encode()) <= 1024
+    path = Path(lines[-1].split("full text saved to ")[1].split(" (sha256")[0])
+    saved = path.read_text().splitlines()
+    assert saved[0] == lines[0]
+    assert saved[1:] == [f"200 Script network http://127.0.0.1/{i}.js" for i in range(10, 40)]
+    assert len(network) == 0
