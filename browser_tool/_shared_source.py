@@ -42,6 +42,10 @@ from .browser import (
 
 log = logging.getLogger("browser_tool.shared")
 
+# A spare is made this long after the one before it was claimed: starting its renderer costs
+# tens of milliseconds of CPU, which the claiming conversation's first call needs more.
+SPARE_DELAY = 0.15
+
 
 @dataclass(eq=False)
 class _Host:
@@ -239,6 +243,7 @@ class SharedSource:
 
     async def _make_spare(self, host: _Host) -> None:
         try:
+            await trio.sleep(SPARE_DELAY)
             spare = await self._new_context(host)
         except BrowserLaunchError as exc:
             log.info("no spare context: %s", exc)
