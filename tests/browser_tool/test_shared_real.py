@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from browser_tool import BrowserSessionManager, CdpError, session_dir_name
 from browser_tool import open_session_manager as open_manager
@@ -208,3 +209,27 @@ async def test_shutdown_leaves_no_shared_chrome_and_no_file(
         assert await wait_group_gone(pid, within=10.0)
     assert read_records(state_dir / "pids") == []
     assert list((state_dir / "sessions").iterdir()) == []
+
+
+@pytest.fixture
+def clock() -> trio.testing.MockClock:
+    """Virtual time (see test_lifecycle_clock.py): it jumps after 1 s of real idleness."""
+    return trio.testing.MockClock(autojump_threshold=1.0)
+
+
+async def test_idle_reaping_disposes_of_one_context_and_leaves_the_chrome(
+    clock: trio.testing.MockClock, state_dir: Path, headless_shell: str, site: FixtureServer
+) -> None:
+    async with shared_manager(state_dir, idle_timeout=1800.0) as manager:
+        await ok(manager, "alice", "browser_navigate", url=site.url_for("/storage.html?v=A"))
+        manager.keepalive("bob", 7200.0)
+        await ok(manager, "bob", "browser_eval", expression="window.mark = 'kept'")
+        pid = chrome_pids(manager)["bob"]
+        assert pid is not None
+        await trio.sleep(1800.5)  # past alice's idle deadline, not bob's
+        assert chrome_pids(manager) == {"bob": pid}
+        assert live_group_members(pid)
+        assert await js(manager, "bob", "window.mark") == "kept"
+        out = await ok(manager, "alice", "browser_navigate", url=site.url_for("/index.html"))
+        assert "was closed because it was idle for 30m" in out
+        assert await js(manager, "alice", "localStorage.getItem('fixture_key')") is None
