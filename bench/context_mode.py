@@ -18,6 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,7 +128,7 @@ def table(columns: list[Column], playwright_ms: float) -> list[str]:
     def ms(samples: list[float], q: float) -> str:
         return f"{percentile(samples, q) * 1000:.1f} ms"
 
-    rows = [
+    rows: list[tuple[str, Callable[[Column], str]]] = [
         ("first call, median", lambda c: f"{statistics.median(c.first) * 1000:.1f} ms"),
         ("first call, p90", lambda c: ms(c.first, 90)),
         ("browser_eval p50", lambda c: ms(c.evals, 50)),

@@ -1,5 +1,6 @@
 """Shared-browser mode (BROWSER_TOOL_ISOLATION=context) against real Chromium: conversations
-in one Chrome cannot see each other's cookies, storage, service workers or downloads; ending
+in one Chrome cannot see each other's cookies, storage, service workers, downloads, viewport
+or console; ending
 one leaves the others as they were; a killed Chrome gives each of its conversations a fresh
 context with a note; the cap starts another Chrome; an empty one is closed after its linger.
 
@@ -97,6 +98,14 @@ async def test_two_conversations_in_one_chrome_see_nothing_of_each_other(
     bob_says = await ok(shared, "bob", "browser_eval", expression="1")
     assert "download" not in bob_says.lower()
 
+    # The viewport and the console buffer.
+    await ok(shared, "alice", "browser_resize", width=500, height=400)
+    await ok(shared, "alice", "browser_eval", expression="console.log('alice only')")
+    assert await js(shared, "alice", "innerWidth") == 500
+    assert await js(shared, "bob", "innerWidth") == 1280
+    assert "alice only" in await ok(shared, "alice", "browser_recent_console_logs")
+    assert "alice only" not in await ok(shared, "bob", "browser_recent_console_logs")
+
     # Service workers of the same origin.
     with service_worker_site() as base:
         await ok(shared, "alice", "browser_navigate", url=f"{base}/sw.html")
@@ -187,6 +196,7 @@ async def test_the_cap_starts_another_chrome_and_an_empty_one_is_closed(
         # The Chrome holding only "c" is left empty: closed (linger 0), the other untouched.
         [alone] = [pid for pid in set(pids.values()) if list(pids.values()).count(pid) == 1]
         [name] = [n for n, pid in pids.items() if pid == alone]
+        assert alone is not None
         await manager.kill_session(name)
         assert await wait_group_gone(alone, within=10.0)
         await until(lambda: counted("browser_tool_shared_browser_ends_total", reason="linger") == 1)
