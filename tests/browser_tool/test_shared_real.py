@@ -1,12 +1,13 @@
 """Shared-browser mode (BROWSER_TOOL_ISOLATION=context) against real Chromium: conversations
 in one Chrome cannot see each other's cookies, storage, service workers, downloads, viewport
-or console; ending
-one leaves the others as they were; a killed Chrome gives each of its conversations a fresh
-context with a note; the cap starts another Chrome; an empty one is closed after its linger.
+or console; ending one (delete, idle) leaves the others as they were, and so does a renderer
+crash; a killed Chrome gives each of its conversations a fresh context with a note; the cap
+starts another Chrome; an empty one is closed after its linger; shutdown leaves nothing.
 
 Charter: loopback only; readiness from answered calls and from the kernel (a group is gone
-when no member is left), never from sleeps; every Chrome is killed by pid; the state_dir
-fixture fails a test that leaves a process or a file behind.
+when no member is left); where nothing announces a background step (a Chrome closed after its
+linger, a page's crash reset) a short bounded poll; idle time on trio's virtual clock; every
+Chrome killed by pid; the state_dir fixture fails a test that leaves a process or a file.
 """
 
 from __future__ import annotations
