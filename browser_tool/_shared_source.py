@@ -26,7 +26,7 @@ import trio
 
 from chrome_launcher import KillReport, StateLayout
 
-from ._errors import BrowserLaunchError
+from ._errors import BrowserLaunchError, CdpError
 from ._metrics import Metrics
 from ._settings import Settings
 from ._sources import BrowserSource, OnClosed, SourceFactory
@@ -120,8 +120,12 @@ class SharedSource:
                 self._refill(host)
             try:
                 await session.claim(conversation_id, dirs.downloads)
-            except BaseException:
+            except BaseException as exc:
                 await session.aclose("reset")
+                if isinstance(exc, CdpError):
+                    raise BrowserLaunchError(
+                        f"The shared browser (pid {session.pid}) did not answer: {exc}"
+                    ) from exc
                 raise
             return session
         raise AssertionError("unreachable")
