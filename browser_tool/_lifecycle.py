@@ -237,8 +237,7 @@ class Lifecycle:
         if browser.close_reason != "crash" or conv is None or conv.browser is not browser:
             return
         conv.browser = None
-        status = browser.report.exit_status if browser.report else None
-        conv.lost_because = f"crashed (exit status {status})"
+        conv.lost_because = browser.lost_because()
         self.metrics.inc("browser_tool_kills_total", reason="crash")
         if conv.state is S.READY:
             conv.move(S.NO_BROWSER)

@@ -33,9 +33,10 @@ from ._lifecycle import Lifecycle
 from ._metrics import Metrics
 from ._reports import CleanupReport, SessionInfo
 from ._settings import Settings
+from ._shared_source import shared_source
 from ._sources import LaunchSource, SourceFactory
 from ._tasks import raise_sole
-from .browser import BrowserSession
+from .browser import BrowserSession, ContextSession
 from .tools import ToolOutput, find_tool, prepare_input
 
 log = logging.getLogger("browser_tool.manager")
@@ -49,11 +50,14 @@ class BrowserSessionManager:
         settings: Settings,
         lock: InstanceLock,
         nursery: trio.Nursery,
-        source_factory: SourceFactory = LaunchSource,
+        source_factory: SourceFactory | None = None,
     ) -> None:
         self.settings = settings
         self.instance_id = lock.instance_id
         self.metrics = Metrics()
+        if source_factory is None:
+            shared = settings.isolation == "context"
+            source_factory = shared_source(self.metrics) if shared else LaunchSource
         self.working_dir = Path.cwd()
         self.startup_reap: ReapReport | None = None
         self._lifecycle = Lifecycle(
@@ -165,6 +169,7 @@ class BrowserSessionManager:
                     calls=conv.calls,
                     last_error=conv.last_error,
                     rss_bytes=group_rss_bytes(browser.pid) if browser else 0,
+                    shared=isinstance(browser, ContextSession),
                 )
             )
         return infos
@@ -218,12 +223,13 @@ async def open_session_manager(
     settings: Settings | None = None,
     *,
     environ: Mapping[str, str] | None = None,
-    source_factory: SourceFactory = LaunchSource,
+    source_factory: SourceFactory | None = None,
 ) -> AsyncIterator[BrowserSessionManager]:
     """Take the instance lock, sweep orphans (unless disabled), run the clock, yield the
     manager; on exit close every session (see `BrowserSessionManager.aclose`) and release the
     lock. Raises InstanceLockError if the state dir cannot be used. `source_factory` chooses
-    where browsers come from (tests put a stand-in there)."""
+    where browsers come from (tests put a stand-in there); by default `settings.isolation`
+    does."""
     settings = settings or Settings.from_env(environ)
     layout = StateLayout(settings.state_dir).create()
     lock = InstanceLock.acquire(layout)

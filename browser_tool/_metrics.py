@@ -33,6 +33,8 @@ _HELP = {
     "browser_tool_tool_errors_total": "Tool calls that returned is_error, by tool",
     "browser_tool_reaper_total": "Orphan reaper decisions at start-up, by outcome",
     "browser_tool_tool_call_seconds": "Tool call latency, by tool",
+    "browser_tool_shared_browser_launches_total": "Shared Chrome launches, by outcome",
+    "browser_tool_shared_browser_ends_total": "Shared Chromes ended, by reason",
 }
 
 
@@ -42,6 +44,7 @@ class Metrics:
         self._histograms: dict[str, dict[Labels, _Histogram]] = defaultdict(
             lambda: defaultdict(_Histogram)
         )
+        self._gauges: dict[str, dict[Labels, float]] = defaultdict(dict)
 
     def inc(self, name: str, amount: float = 1.0, **labels: str) -> None:
         self._counters[name][tuple(sorted(labels.items()))] += amount
@@ -49,13 +52,17 @@ class Metrics:
     def observe(self, name: str, value: float, **labels: str) -> None:
         self._histograms[name][tuple(sorted(labels.items()))].observe(value)
 
+    def set_gauge(self, name: str, value: float, **labels: str) -> None:
+        """A value that goes up and down, kept until set again (rendered with scraped ones)."""
+        self._gauges[name][tuple(sorted(labels.items()))] = value
+
     def counter(self, name: str, **labels: str) -> float:
         return self._counters.get(name, {}).get(tuple(sorted(labels.items())), 0.0)
 
     def render(self, gauges: dict[str, dict[Labels, float]] | None = None) -> str:
         """Prometheus text exposition format (version 0.0.4)."""
         lines: list[str] = []
-        for name, series in sorted((gauges or {}).items()):
+        for name, series in sorted({**self._gauges, **(gauges or {})}.items()):
             lines += [f"# TYPE {name} gauge"]
             lines += [f"{name}{_labels(k)} {_num(v)}" for k, v in sorted(series.items())]
         for name, series in sorted(self._counters.items()):

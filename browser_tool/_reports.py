@@ -60,6 +60,9 @@ class SessionInfo:
     calls: int
     last_error: str | None
     rss_bytes: int
+    # The Chrome (`pid`) is shared with other conversations, each in a browser context of its
+    # own (isolation "context"); `rss_bytes` is then the whole shared group's.
+    shared: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

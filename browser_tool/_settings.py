@@ -21,6 +21,7 @@ from ._duration import parse_duration
 from ._errors import InvalidInputError
 
 _DIALOG_ACTIONS = ("accept", "dismiss")
+ISOLATION_MODES = ("process", "context")
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,11 @@ class Settings:
     port: int = 8765  # PORT
     token: str | None = None  # TOKEN: bearer token; required off loopback
     max_body_bytes: int = 1024 * 1024  # MAX_BODY_BYTES: larger HTTP bodies get 413
+    # ISOLATION: "process" (a Chrome per conversation) or "context" (a browser context per
+    # conversation in a shared Chrome; see _shared_source.py)
+    isolation: str = "process"
+    contexts_per_browser: int = 20  # CONTEXTS_PER_BROWSER: conversations per shared Chrome
+    shared_browser_linger: float = 60.0  # SHARED_BROWSER_LINGER: an empty shared Chrome's life
 
     def __post_init__(self) -> None:
         for name in ("dialog_alert", "dialog_beforeunload", "dialog_confirm", "dialog_prompt"):
@@ -69,6 +75,20 @@ class Settings:
         for name in ("idle_timeout", "max_lifetime"):
             if not getattr(self, name) > 0:
                 raise InvalidInputError(env_name(name), "must be a duration greater than 0")
+        if self.isolation not in ISOLATION_MODES:
+            raise InvalidInputError(
+                env_name("isolation"), "must be 'process' or 'context'", self.isolation
+            )
+        if not 1 <= self.contexts_per_browser <= 1000:
+            raise InvalidInputError(
+                env_name("contexts_per_browser"),
+                "must be an integer from 1 to 1000",
+                self.contexts_per_browser,
+            )
+        if not self.shared_browser_linger >= 0:
+            raise InvalidInputError(
+                env_name("shared_browser_linger"), "must be a duration of 0 or more"
+            )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

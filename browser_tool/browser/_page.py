@@ -55,8 +55,13 @@ class Download:
 class Page:
     """The one tab of a session. `cdp` is its CDP session; it changes when a crash resets it."""
 
-    def __init__(self, conn: CdpConnection, settings: Settings, downloads_dir: Path) -> None:
+    def __init__(
+        self, conn: CdpConnection, settings: Settings, downloads_dir: Path, context: str = ""
+    ) -> None:
         self.conn = conn
+        # In a shared Chrome, the page's browser context: its tabs are made there, and only
+        # that context's targets are its popups (the others belong to other conversations).
+        self.in_context = {"browserContextId": context} if context else {}
         self.settings = settings
         self.downloads_dir = downloads_dir
         self.console = ConsoleBuffer(settings.console_buffer)
@@ -101,14 +106,16 @@ class Page:
                     "behavior": "allowAndName",
                     "downloadPath": str(self.downloads_dir),
                     "eventsEnabled": True,
+                    **self.in_context,
                 },
             )
             targets = await self.conn.send("Target.getTargets")
             pages = [t for t in targets.get("targetInfos", []) if t.get("type") == "page"]
-            if pages:
+            if pages and not self.in_context:
                 self.target_id = pages[0]["targetId"]
             else:
-                created = await self.conn.send("Target.createTarget", {"url": "about:blank"})
+                tab = {"url": "about:blank", **self.in_context}
+                created = await self.conn.send("Target.createTarget", tab)
                 self.target_id = created["targetId"]
             await self.conn.send("Target.setDiscoverTargets", {"discover": True})
             await self._attach(self.target_id)
@@ -233,6 +240,7 @@ class Page:
                 info.get("type") == "page"
                 and info.get("targetId") != self.target_id
                 and not self._settling
+                and self.in_context.items() <= info.items()
             ):
                 # Single-tab model: a popup is closed and the agent told.
                 url = info.get("url") or "about:blank"
@@ -271,9 +279,8 @@ class Page:
         self.cdp = None
         with contextlib.suppress(CdpError):
             await self.conn.send("Target.closeTarget", {"targetId": old}, timeout=_COMMAND_TIMEOUT)
-        created = await self.conn.send(
-            "Target.createTarget", {"url": "about:blank"}, timeout=_COMMAND_TIMEOUT
-        )
+        tab = {"url": "about:blank", **self.in_context}
+        created = await self.conn.send("Target.createTarget", tab, timeout=_COMMAND_TIMEOUT)
         self.target_id = created["targetId"]
         # _attach replaces the crash event; calls still waiting hold the old, set one.
         await self._attach(self.target_id)

@@ -81,6 +81,10 @@ class BrowserSession:
             self.close_reason = "crash"
         self.state = ChromeState.CLOSING
 
+    def lost_because(self) -> str:
+        """Why a crashed browser's state is gone, for the note of its successor's first call."""
+        return f"crashed (exit status {self.report.exit_status if self.report else None})"
+
     def mark_closed(self, report: KillReport | None) -> None:
         """The group is gone: keep the ladder's report and wake everyone waiting in aclose."""
         self.report = self.report or report

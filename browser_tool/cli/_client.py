@@ -71,7 +71,7 @@ def conversation_url(url: str, conversation_id: str) -> str:
 
 def format_session(info: SessionInfo) -> str:
     """One compact line: `conv-1 ready pid=4242 age=47.2s idle_left=1752.8s rss=71MB calls=12`."""
-    pid = "-" if info.pid is None else str(info.pid)
+    pid = "-" if info.pid is None else str(info.pid) + (" (shared)" if info.shared else "")
     line = (
         f"{info.conversation_id} {info.state} pid={pid} age={info.age_s:.1f}s "
         f"idle_left={info.idle_left_s:.1f}s rss={round(info.rss_bytes / 2**20)}MB "

@@ -112,8 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     sessions = commands.add_parser(
         "sessions",
         help="list a running service's sessions",
-        description="One line per session: id, state, pid, age, idle time left, RSS of the "
-        "whole Chrome process group, calls (and the last error, if any).",
+        description="One line per session: id, state, pid (marked (shared) for a Chrome that "
+        "conversations share, isolation context), age, idle time left, RSS of the whole Chrome "
+        "process group, calls (and the last error, if any).",
     )
     sessions.add_argument("--url", help=_CLIENT_URL)
     sessions.add_argument("--json", action="store_true", help="print the raw JSON instead")

@@ -18,6 +18,9 @@ def render_metrics(manager: BrowserSessionManager) -> str:
         by_state[key] = by_state.get(key, 0.0) + 1
     gauges: dict[str, dict[Labels, float]] = {
         "browser_tool_sessions": by_state,
-        "browser_tool_sessions_rss_bytes": {(): float(sum(info.rss_bytes for info in sessions))},
+        # A shared Chrome appears once per conversation on it: count each group once.
+        "browser_tool_sessions_rss_bytes": {
+            (): float(sum({info.pid: info.rss_bytes for info in sessions}.values()))
+        },
     }
     return manager.metrics.render(gauges)

@@ -88,6 +88,11 @@ _SCHEMAS: dict[str, Any] = {
             "calls": {"type": "integer"},
             "last_error": {"type": ["string", "null"]},
             "rss_bytes": {"type": "integer", "description": "RSS of Chrome's whole group"},
+            "shared": {
+                "type": "boolean",
+                "description": "pid is a Chrome shared with other conversations (isolation "
+                "context), each in a browser context of its own",
+            },
         },
     },
 }

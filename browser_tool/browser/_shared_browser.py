@@ -1,0 +1,185 @@
+"""SharedBrowser: one Chrome that several conversations share, each in a browser context.
+
+It is a full citizen like a conversation's own Chrome: launched by `chrome_launcher` in its own
+process group with a PID record, the death link and the owner marker (so the orphan reaper
+knows it), in a session dir of its own whose `.instance` file names the owning service. It
+knows nothing of conversations: its `nursery` runs their context sessions (see
+`_context_session`), which end with it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import trio
+
+from chrome_launcher import (
+    ChromeProcess,
+    ChromeState,
+    KillReport,
+    KillTiming,
+    LaunchError,
+    LaunchOptions,
+    launch_chrome,
+)
+
+from .._errors import BrowserLaunchError, CdpError
+from .._settings import Settings
+from .._tasks import first_of
+from ..cdp import CdpConnection, open_cdp_connection
+from ._dirs import SessionDirs
+
+log = logging.getLogger("browser_tool.shared")
+
+
+class SharedBrowser:
+    """A shared Chrome and its control connection. Built only by `run_shared_browser`."""
+
+    def __init__(
+        self,
+        chrome: ChromeProcess,
+        conn: CdpConnection,
+        nursery: trio.Nursery,
+        settings: Settings,
+        dirs: SessionDirs,
+    ) -> None:
+        self.chrome = chrome
+        self.conn = conn
+        self.nursery = nursery  # open while `alive`: the context sessions run here
+        self.settings = settings
+        self.dirs = dirs
+        self.state = ChromeState.READY
+        self.started_at = trio.current_time()
+        self.close_reason: str | None = None
+        self.report: KillReport | None = None
+        self._close_requested = trio.Event()
+        self._closed = trio.Event()
+
+    @property
+    def pid(self) -> int:
+        return self.chrome.pid
+
+    @property
+    def ws_url(self) -> str:
+        assert self.chrome.ws_url is not None
+        return self.chrome.ws_url
+
+    @property
+    def spare_downloads(self) -> Path:
+        """Where a context saves downloads before a conversation claims it (none do)."""
+        return self.dirs.downloads
+
+    @property
+    def alive(self) -> bool:
+        return self.state is ChromeState.READY and not self.chrome.exited and not self.conn.closed
+
+    @property
+    def ending(self) -> bool:
+        """The Chrome is going or gone (closed, crashed, or its control connection dropped)."""
+        return not self.alive
+
+    @property
+    def exit_status(self) -> int | None:
+        return self.report.exit_status if self.report else None
+
+    async def aclose(self, reason: str) -> KillReport | None:
+        """Close the Chrome (idempotent) and every context in it; return the kill ladder's
+        report. Never raises."""
+        if self.close_reason is None:
+            self.close_reason = reason
+        self._close_requested.set()
+        with trio.CancelScope(shield=True):
+            await self._closed.wait()
+        return self.report
+
+    async def wait_closed(self) -> None:
+        """Block until the Chrome's group is gone and its files removed."""
+        await self._closed.wait()
+
+    async def _wait_for_end(self) -> None:
+        ended = await first_of(
+            requested=self._close_requested.wait,
+            exited=self.chrome.wait_exited,
+            dropped=self.conn.wait_closed,
+        )
+        if self.close_reason is None and ended != "requested":
+            self.close_reason = "crash"
+        self.state = ChromeState.CLOSING
+
+    def _mark_closed(self, report: KillReport) -> None:
+        self.report = self.report or report
+        self.close_reason = self.close_reason or "shutdown"
+        self.state = ChromeState.CLOSED
+        self._closed.set()
+
+
+async def run_shared_browser(
+    settings: Settings,
+    instance_id: str,
+    root: Path,
+    *,
+    task_status: trio.TaskStatus[SharedBrowser] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Make the dir `root`, launch Chrome in it, connect, report the browser as started, and
+    keep it until it is closed or dies; then kill the group and remove `root` (shielded).
+
+    Before `started`, raises BrowserLaunchError; nothing is left behind then either.
+    """
+    dirs = SessionDirs(root)
+    try:
+        async with trio.open_nursery() as nursery:
+            try:
+                dirs.create(instance_id)
+                chrome = await launch_chrome(_launch_options(settings, root, instance_id), nursery)
+            except (LaunchError, OSError) as exc:
+                raise BrowserLaunchError(f"Could not start the shared browser: {exc}") from exc
+            shared: SharedBrowser | None = None
+            try:
+                async with open_cdp_connection(chrome.ws_url or "") as conn:
+                    try:
+                        with trio.fail_after(settings.launch_timeout):
+                            await conn.send("Browser.getVersion")
+                    except (CdpError, trio.TooSlowError) as exc:
+                        raise BrowserLaunchError(
+                            f"The shared browser started but did not answer over CDP: {exc!r}"
+                        ) from exc
+                    shared = SharedBrowser(chrome, conn, nursery, settings, dirs)
+                    task_status.started(shared)
+                    await shared._wait_for_end()
+                    polite = None if chrome.exited or conn.closed else _polite_close(conn)
+                    shared.report = await chrome.aclose(polite=polite)
+            finally:
+                report = await chrome.aclose()
+                if shared is not None:
+                    shared._mark_closed(report)
+                    log.info("shared Chrome pid=%d ended (%s)", chrome.pid, shared.close_reason)
+                nursery.cancel_scope.cancel()
+    finally:
+        if error := await dirs.remove():
+            log.warning("shared browser: %s", error)
+
+
+def _launch_options(settings: Settings, root: Path, instance_id: str) -> LaunchOptions:
+    # The options of a conversation's own Chrome (see _session.run_browser_session).
+    return LaunchOptions(
+        state_dir=settings.state_dir,
+        instance_id=instance_id,
+        session_dir=root,
+        chrome_path=settings.chrome_path,
+        launch_timeout=settings.launch_timeout,
+        death_link=settings.death_link,
+        window_size=(settings.viewport_width, settings.viewport_height),
+        sandbox=settings.sandbox,
+        kill_timing=KillTiming(
+            polite_timeout=settings.polite_close_timeout, term_grace=settings.kill_grace
+        ),
+    )
+
+
+def _polite_close(conn: CdpConnection) -> Callable[[], Awaitable[object]]:
+    async def close() -> object:
+        return await conn.send("Browser.close")
+
+    return close
