@@ -117,6 +117,7 @@ async def _open_context(
             context_id = str(made["browserContextId"])
             page = Page(conn, settings, shared.spare_downloads, context_id)
             await nursery.start(page.run_pump)
+            await nursery.start(page.workers.run)
             await page.setup()
     except (CdpError, trio.TooSlowError, KeyError) as exc:
         raise BrowserLaunchError(
