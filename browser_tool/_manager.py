@@ -135,6 +135,17 @@ class BrowserSessionManager:
             await conv.dirs.clear_downloads()
         return report
 
+    def note_moved_here(self, conversation_id: str) -> None:
+        """A proxy moved the conversation here from another instance that could not take it:
+        unless this instance runs a browser for it already, the result of the call that starts
+        one says the earlier state is gone. Raises InvalidInputError for a bad id."""
+        validate_conversation_id(conversation_id)
+        conv = self._lifecycle.conversation(conversation_id)
+        if conv.state is ConversationState.NO_BROWSER and conv.lost_because is None:
+            conv.lost_because = (
+                "was on another instance of this service, which stopped or could not be reached"
+            )
+
     def keepalive(self, conversation_id: str, idle_timeout: float) -> float:
         """Set the conversation's idle timeout (clamped to settings); return what was set."""
         validate_conversation_id(conversation_id)

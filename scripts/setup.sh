@@ -2,7 +2,10 @@
 # Idempotent set-up used by `make run` and `make test`:
 #   1. Chromium: when /usr/lib/chromium/chromium-headless-shell is missing, install Debian's
 #      chromium-headless-shell and chromium with apt-get (root only; otherwise say what to install).
-#   2. Python: create .venv and install this package with its dev dependencies when pyproject.toml
+#   2. nginx, for the multi-host test (tests/deploy/test_nginx.py runs its own nginx on loopback):
+#      when /usr/sbin/nginx is missing, install Debian's nginx (root only; otherwise say what to
+#      install). The system service the package sets up is stopped and disabled again.
+#   3. Python: create .venv and install this package with its dev dependencies when pyproject.toml
 #      changed since the last install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +24,24 @@ if [ -z "${BROWSER_TOOL_CHROME:-}" ] && [ ! -x "$HEADLESS_SHELL" ]; then
         echo "setup: Chromium is missing ($HEADLESS_SHELL not found)." >&2
         echo "setup: install the Debian packages: sudo apt-get install $PACKAGES" >&2
         echo "setup: (or point BROWSER_TOOL_CHROME at a Chrome binary that is not a shell wrapper)" >&2
+        exit 1
+    fi
+fi
+
+NGINX=/usr/sbin/nginx
+if [ ! -x "$NGINX" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "setup: $NGINX is missing; installing nginx with apt-get (for the multi-host test)" >&2
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+        # The test starts nginx itself; a system nginx on port 80 is nobody's wish here.
+        if [ -d /run/systemd/system ]; then
+            systemctl disable --now nginx >/dev/null 2>&1 || true
+        fi
+    else
+        echo "setup: nginx is missing ($NGINX not found); the multi-host test needs it." >&2
+        echo "setup: install the Debian package: sudo apt-get install nginx" >&2
+        echo "setup: (the test runs its own nginx on loopback; the system service may stay off)" >&2
         exit 1
     fi
 fi

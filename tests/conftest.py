@@ -87,19 +87,32 @@ async def manager(state_dir: Path, headless_shell: str) -> AsyncIterator[Browser
         yield m
 
 
-# Fixtures that start a real Chrome: a test using one must carry the `chrome` marker (CI runs
-# them all; the marker says which tests need Chromium installed).
+NGINX = "/usr/sbin/nginx"
+
+
+@pytest.fixture
+def nginx_binary() -> str:
+    """Debian's nginx, for the multi-host test. Missing fails the test; it never skips."""
+    if not os.access(NGINX, os.X_OK):
+        pytest.fail(f"{NGINX} is missing: run `make test` as root, or apt-get install nginx")
+    return NGINX
+
+
+# Fixtures that start a real Chrome (or nginx): a test using one must carry the `chrome` (or
+# `nginx`) marker (CI runs them all; the marker says which tests need what installed).
 CHROME_FIXTURES = frozenset({"headless_shell", "chrome_path", "manager"})
+MARKED_FIXTURES = {"chrome": CHROME_FIXTURES, "nginx": frozenset({"nginx_binary"})}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    unmarked = [
-        item.nodeid
-        for item in items
-        if CHROME_FIXTURES & set(getattr(item, "fixturenames", ()))
-        and item.get_closest_marker("chrome") is None
-    ]
-    if unmarked:
-        raise pytest.UsageError(
-            "tests that start real Chrome must carry @pytest.mark.chrome: " + ", ".join(unmarked)
-        )
+    for marker, fixtures in MARKED_FIXTURES.items():
+        unmarked = [
+            item.nodeid
+            for item in items
+            if fixtures & set(getattr(item, "fixturenames", ()))
+            and item.get_closest_marker(marker) is None
+        ]
+        if unmarked:
+            raise pytest.UsageError(
+                f"tests that need {marker} must carry @pytest.mark.{marker}: " + ", ".join(unmarked)
+            )

@@ -140,20 +140,14 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     shutdown = Shutdown()
     return _run_service(
         shutdown,
-        lambda: run_http_service(settings, shutdown, _announce, with_mcp=False),
+        lambda: run_http_service(settings, shutdown, _announce),
     )
 
 
 def _mcp(args: argparse.Namespace, settings: Settings) -> int:
+    if args.http:  # an alias of `serve`, which serves the MCP endpoints too
+        return _serve(args, settings)
     shutdown = Shutdown()
-    if args.http:
-        from ..server import run_http_service
-
-        check_listen_policy(settings.host, settings.token)
-        return _run_service(
-            shutdown,
-            lambda: run_http_service(settings, shutdown, _announce, with_mcp=True),
-        )
     from .._conversation_ids import validate_conversation_id
     from ..server import default_conversation_id, run_mcp_stdio
 

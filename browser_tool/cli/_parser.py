@@ -51,8 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser(
         "serve",
-        help="serve the HTTP API",
-        description="Serve the HTTP API (see GET /openapi.json). Prints 'listening on "
+        help="serve the HTTP API and MCP over streamable HTTP",
+        description="Serve the HTTP API (see GET /openapi.json) and MCP over streamable HTTP: "
+        "per conversation at /v1/conversations/ID/mcp (every protocol version), and at /mcp "
+        "one conversation per handshake session (see docs/mcp.md). Prints 'listening on "
         "http://HOST:PORT' once it accepts connections. SIGTERM or SIGINT: stop accepting, "
         "give calls in flight BROWSER_TOOL_CALL_GRACE, kill every browser, exit 0; a second "
         "signal stops the calls in flight at once.",
@@ -65,13 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
         "mcp",
         help="serve the tools over MCP (stdio, or streamable HTTP with --http)",
         description="Serve the tools as an MCP server. Over stdio (the default) the process is "
-        "one conversation, ended when stdin closes. With --http it is the HTTP API plus the "
-        "MCP endpoint at /mcp, where each MCP session is one conversation, ended with the "
-        "session; it prints 'listening on http://HOST:PORT' and stops on signals as serve "
-        "does.",
+        "one conversation, ended when stdin closes. With --http it is `serve` under another "
+        "name: the HTTP API and its MCP endpoints, /v1/conversations/ID/mcp and /mcp.",
         epilog=_ENV,
     )
-    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
+    mcp.add_argument(
+        "--http", action="store_true", help="serve streamable HTTP, not stdio (the same as `serve`)"
+    )
     _add_listen(mcp)
     _add_state_dir(mcp)
     mcp.add_argument(

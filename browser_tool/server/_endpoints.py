@@ -16,12 +16,14 @@ from .._errors import HttpError, InvalidInputError
 from ..tools import UnknownToolError, tool_definitions
 from ._metrics_text import render_metrics
 from ._openapi import openapi_document
+from ._proxy import MOVED_HEADER, note_if_moved
 from ._routes import ROUTES
 from ._service_parts import ServiceParts
 from ._wire import (
     Receive,
     Reply,
     Scope,
+    header,
     json_reply,
     parse_json_object,
     read_body,
@@ -71,6 +73,7 @@ class Endpoints:
         if tool not in self._tool_names:
             raise HttpError(404, "unknown_tool", str(UnknownToolError(tool)))
         tool_input = await self._json_body(req)
+        note_if_moved(self._manager, conversation_id, header(req.scope, MOVED_HEADER))
         try:
             output = await while_connected(
                 req.receive, lambda: self._manager.call_tool(conversation_id, tool, tool_input)
@@ -130,5 +133,7 @@ class Endpoints:
 
         Raises AttributeError, at start-up, when the table names a method this class lacks.
         """
-        names = {op.handler for route in ROUTES for op in route.operations.values()}
+        names = {
+            op.handler for route in ROUTES if not route.is_mcp for op in route.operations.values()
+        }
         return {name: getattr(self, name) for name in sorted(names)}

@@ -1,5 +1,5 @@
-"""HttpApp: the ASGI application of `browser-tool serve` (and of `browser-tool mcp --http`,
-which mounts the MCP endpoint at /mcp).
+"""HttpApp: the ASGI application of `browser-tool serve` (and of its alias `browser-tool mcp
+--http`): the HTTP API, and the MCP routes of the table handed to the MCP endpoint.
 
 Hand-written rather than Starlette: a handful of routes (the table in `_routes`) of JSON in,
 JSON out, where every non-200 must have our error shape (a framework's default 404/405/500
@@ -29,13 +29,11 @@ from ._wire import (
 
 log = logging.getLogger("browser_tool.http")
 
-MCP_PATH = "/mcp"
-
 
 class HttpApp:
     """The ASGI callable. Counts every request in flight for the shutdown drain."""
 
-    def __init__(self, parts: ServiceParts, *, mcp: AsgiApp | None = None) -> None:
+    def __init__(self, parts: ServiceParts, *, mcp: AsgiApp) -> None:
         self._handlers = Endpoints(parts).handlers()
         self._inflight = parts.inflight
         self._shutdown = parts.shutdown
@@ -49,7 +47,8 @@ class HttpApp:
         if scope["type"] != "http":
             return  # no websockets here; the server closes the connection
         path = str(scope["path"])
-        if self._mcp is not None and (path == MCP_PATH or path.startswith(MCP_PATH + "/")):
+        found = find_route(path)
+        if found is not None and found[0].is_mcp:
             if not self._authorized(scope):
                 await send_reply(send, error_reply(_unauthorized()))
                 return

@@ -21,9 +21,9 @@ from .._errors import ListenError
 from .._settings import Settings
 from .._tasks import sole_exception
 from ._http_app import HttpApp
+from ._mcp_http import McpHttpEndpoint
 from ._runtime import Shutdown
 from ._service_parts import open_service_parts
-from ._wire import AsgiApp
 
 log = logging.getLogger("browser_tool.http")
 
@@ -46,10 +46,8 @@ async def run_http_service(
     settings: Settings,
     shutdown: Shutdown,
     announce: Callable[[str], None],
-    *,
-    with_mcp: bool = False,
 ) -> None:
-    """Serve the HTTP API (and /mcp when `with_mcp`) until `shutdown` is requested.
+    """Serve the HTTP API and its MCP endpoints until `shutdown` is requested.
 
     Calls `announce(url)` once the socket accepts connections. Raises ListenError when the
     address cannot be bound, and what `open_session_manager` raises (each possibly inside
@@ -58,14 +56,9 @@ async def run_http_service(
     """
     async with open_service_parts(settings, shutdown) as parts:
         async with trio.open_nursery() as nursery:
-            mcp: AsgiApp | None = None
-            if with_mcp:
-                from ._mcp_http import McpHttpEndpoint
-
-                endpoint = McpHttpEndpoint(parts)
-                await nursery.start(endpoint.run)
-                mcp = endpoint.asgi
-            app = HttpApp(parts, mcp=mcp)
+            mcp = McpHttpEndpoint(parts)
+            await nursery.start(mcp.run)
+            app = HttpApp(parts, mcp=mcp.asgi)
             config = hypercorn_config(settings)
             try:
                 binds = await nursery.start(

@@ -3,7 +3,9 @@
 The SDK is built on anyio and runs on trio (its own CLI runs with backend="trio"), so the
 service uses it for both transports: stdio (`_mcp_stdio`) and streamable HTTP (`_mcp_http`).
 Which conversation a call belongs to is the transport's business: `conversation_for` maps
-the request context to a conversation id (the process's, or the MCP session's).
+the request context to a conversation id (the process's, the URL's, or the MCP session's), or
+raises NoConversationError, which the client gets as a protocol error (invalid request) that
+says how to connect instead.
 
 Tool failures come back as results with `isError` true (the model must see them); screenshots
 and images as MCP image content. An unknown tool is a protocol error (invalid params).
@@ -22,12 +24,23 @@ from mcp.shared.exceptions import MCPError
 
 from .._errors import InvalidInputError, NoConversationError
 from ..tools import ToolOutput, UnknownToolError, tool_definitions
+from ._proxy import MOVED_HEADER, note_if_moved
 from ._service_parts import ServiceParts
 
 SERVER_NAME = "browser-tool"
 
 Context = ServerRequestContext[Any, Any]
 ConversationFor = Callable[[Context], str]
+
+
+def request_header(ctx: Context, name: bytes) -> str | None:
+    """A header of the HTTP request that carried this MCP message (None on stdio). The SDK
+    hands handlers that request, a Starlette `Request`, as `ctx.request`."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get(name.decode("latin-1"))
+    return None if value is None else str(value)
 
 
 def to_call_tool_result(output: ToolOutput) -> types.CallToolResult:
@@ -57,7 +70,8 @@ def build_mcp_server(parts: ServiceParts, conversation_for: ConversationFor) -> 
         try:
             conversation_id = conversation_for(ctx)
         except NoConversationError as exc:
-            return to_call_tool_result(ToolOutput.error(str(exc)))
+            raise MCPError(types.INVALID_REQUEST, str(exc)) from None
+        note_if_moved(parts.manager, conversation_id, request_header(ctx, MOVED_HEADER))
         with parts.inflight.track():
             try:
                 output = await parts.manager.call_tool(

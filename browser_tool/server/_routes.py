@@ -45,11 +45,14 @@ class Operation:
 class Route:
     """A path template such as `/v1/conversations/{conversation_id}/reset` and its operations
     by HTTP method. A probe is served without the token (nothing there is worth hiding) and
-    while the service stops (it reports the stop itself)."""
+    while the service stops (it reports the stop itself). An MCP route is served whole by the
+    MCP endpoint (the SDK's streamable-HTTP transport answers every method on it), behind the
+    same token; its operations are here to be routed and described."""
 
     template: str
     operations: Mapping[str, Operation]
     is_probe: bool = False
+    is_mcp: bool = False
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -98,6 +101,26 @@ def component_ref(name: str) -> dict[str, str]:
 
 _CONVERSATION = "/v1/conversations/{conversation_id}"
 _CLEANUP = component_ref("CleanupReport")
+MCP_CONVERSATION_TEMPLATE = _CONVERSATION + "/mcp"
+MCP_SESSIONS_TEMPLATE = "/mcp"
+
+
+def _mcp_operations(whose: str, *, in_path: bool) -> dict[str, Operation]:
+    answers = {200: Payload("The JSON-RPC answer: application/json or text/event-stream")}
+    if in_path:
+        answers[400] = Payload("The conversation id breaks the id rule: a JSON-RPC error")
+    return {
+        "POST": Operation(
+            "mcp",
+            f"MCP: one JSON-RPC message, {whose}",
+            answers,
+            (401,),
+            Payload("A JSON-RPC message (MCP streamable HTTP)"),
+        ),
+        "GET": Operation("mcp", "MCP: a handshake session's event stream", answers, (401,)),
+        "DELETE": Operation("mcp", "MCP: end a handshake session", answers, (401,)),
+    }
+
 
 ROUTES: tuple[Route, ...] = (
     Route(
@@ -166,6 +189,16 @@ ROUTES: tuple[Route, ...] = (
                 ),
             )
         },
+    ),
+    Route(
+        MCP_CONVERSATION_TEMPLATE,
+        _mcp_operations("in this conversation, whatever the protocol version", in_path=True),
+        is_mcp=True,
+    ),
+    Route(
+        MCP_SESSIONS_TEMPLATE,
+        _mcp_operations("one conversation per handshake session", in_path=False),
+        is_mcp=True,
     ),
     Route(
         "/v1/sessions",

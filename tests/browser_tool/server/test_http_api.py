@@ -51,6 +51,8 @@ async def test_discovery_endpoints(state_dir: Path) -> None:
             "/v1/conversations/{conversation_id}",
             "/v1/conversations/{conversation_id}/reset",
             "/v1/conversations/{conversation_id}/keepalive",
+            "/v1/conversations/{conversation_id}/mcp",
+            "/mcp",
             "/v1/sessions",
             "/healthz",
             "/metrics",

@@ -1,5 +1,6 @@
-"""`browser-tool mcp --http` (streamable HTTP at /mcp), driven by the `mcp` SDK's client, with
-real Chromium: each MCP session is one conversation, ended with the session.
+"""`/mcp` on `browser-tool serve` (and its alias `mcp --http`), driven by the `mcp` SDK's
+client, with real Chromium: each handshake session is one conversation, deleted when the client
+ends the session; a stateless request is sent to the per-conversation endpoint.
 
 Charter: a real server subprocess on loopback, port 0, ready at its `listening on` line and
 stopped with SIGTERM (exit 0); the end of a session is observed through the death of its
@@ -17,6 +18,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
 
 from chrome_launcher import live_group_members
 from tests.support.checks import wait_group_gone
@@ -75,19 +77,31 @@ async def test_two_mcp_sessions_are_two_conversations_ended_with_their_sessions(
         assert await sessions(http) == {}
 
 
-async def test_a_sessionless_client_is_told_how_to_connect(state_dir: Path) -> None:
+async def test_a_stateless_request_is_told_the_per_conversation_url(state_dir: Path) -> None:
     async with (
-        running_service(state_dir, mcp=True) as service,
+        running_service(state_dir) as service,
         Client(service.url + "/mcp", mode="2026-07-28") as client,
+        service.client() as http,
     ):
-        result = await client.call_tool("browser_eval", {"expression": "1"})
-        assert result.is_error is True
-        assert "initialize handshake" in text_of(result)
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("browser_eval", {"expression": "1"})
+        assert caught.value.error.code == types.INVALID_REQUEST
+        url = service.url + "/v1/conversations/{conversation_id}/mcp"
+        assert url in caught.value.error.message
+        assert await sessions(http) == {}
+
+
+async def test_a_probing_client_falls_back_to_a_session(state_dir: Path) -> None:
+    async with (
+        running_service(state_dir) as service,
+        Client(service.url + "/mcp", mode="auto") as client,
+    ):
+        assert client.protocol_version == "2025-11-25"
 
 
 async def test_mcp_endpoint_requires_the_token_when_set(state_dir: Path) -> None:
     env = {"BROWSER_TOOL_TOKEN": "s3cret"}
-    async with running_service(state_dir, env=env, mcp=True) as service:
+    async with running_service(state_dir, env=env) as service:
         async with service.client() as anonymous:
             refused = await anonymous.post(
                 "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}

@@ -34,6 +34,12 @@ from browser_tool.server._routes import ROUTES, find_route
             {"conversation_id": "c1"},
         ),
         ("/openapi.json", "/openapi.json", {}),
+        (
+            "/v1/conversations/c.1/mcp",
+            "/v1/conversations/{conversation_id}/mcp",
+            {"conversation_id": "c.1"},
+        ),
+        ("/mcp", "/mcp", {}),
     ],
 )
 def test_a_path_finds_its_route_and_parameters(
@@ -55,6 +61,8 @@ def test_a_path_finds_its_route_and_parameters(
         "/v1/conversations/a/b",
         "/v1/conversations/c1/tools/x/y",
         "/openapiXjson",  # the template's dot is a dot, not "any character"
+        "/mcp/",
+        "/v1/conversations/c1/mcp/x",
     ],
 )
 def test_a_path_outside_the_table_finds_nothing(path: str) -> None:
@@ -77,7 +85,17 @@ def test_only_the_probe_is_open() -> None:
 def test_every_operation_names_an_endpoint_method() -> None:
     for route in ROUTES:
         for operation in route.operations.values():
-            assert callable(getattr(Endpoints, operation.handler, None)), operation.handler
+            if route.is_mcp:  # served whole by the MCP endpoint (the SDK's transport)
+                assert operation.handler == "mcp"
+            else:
+                assert callable(getattr(Endpoints, operation.handler, None)), operation.handler
+
+
+def test_the_mcp_routes_are_the_two_mcp_endpoints() -> None:
+    assert [route.template for route in ROUTES if route.is_mcp] == [
+        "/v1/conversations/{conversation_id}/mcp",
+        "/mcp",
+    ]
 
 
 def test_the_openapi_paths_are_the_route_table() -> None:
