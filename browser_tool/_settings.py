@@ -59,6 +59,7 @@ class Settings:
     port: int = 8765  # PORT
     token: str | None = None  # TOKEN: bearer token; required off loopback
     max_body_bytes: int = 1024 * 1024  # MAX_BODY_BYTES: larger HTTP bodies get 413
+    max_popups: int = 10  # MAX_POPUPS: popups named one by one in a result; more are counted
 
     def __post_init__(self) -> None:
         for name in ("dialog_alert", "dialog_beforeunload", "dialog_confirm", "dialog_prompt"):

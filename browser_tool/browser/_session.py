@@ -70,12 +70,14 @@ class BrowserSession:
         return self.report
 
     async def wait_for_end(self) -> None:
-        """Return when a close is requested, Chrome exits, or the connection drops (a crash,
-        unless a close was asked for first). For `run_browser_session` only."""
+        """Return when a close is requested, Chrome exits, the connection drops, or no page
+        could replace a crashed one (a crash, unless a close was asked for first). For
+        `run_browser_session` only."""
         ended = await first_of(
             requested=self._close_requested.wait,
             exited=self.chrome.wait_exited,
             dropped=self.conn.wait_closed,
+            page_failed=self.page.wait_failed,
         )
         if self.close_reason is None and ended != "requested":
             self.close_reason = "crash"

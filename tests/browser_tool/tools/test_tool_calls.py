@@ -30,13 +30,11 @@ from browser_tool import (
     ToolError,
     ToolOutput,
 )
+from browser_tool.browser import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
 from browser_tool.tools import find_tool, run_tool
 from tests.browser_tool.tools.stand_ins import StandInCdp, StandInConversation, call, make_context
 
-CRASHED = (
-    "The browser crashed or was closed during the call; its state is lost. "
-    "The next call starts a fresh browser."
-)
+CRASHED = BROWSER_CRASHED_DURING_CALL
 # Every tool that needs the browser, with an input that gets as far as asking for it.
 LAUNCHING_CALLS: dict[str, dict[str, object]] = {
     "browser_navigate": {"url": "https://example.com/"},
@@ -88,6 +86,25 @@ async def test_every_error_of_a_call_becomes_an_error_result(
     conversation = StandInConversation(tmp_path, launch_error=error)
     out = await call(conversation, "browser_eval", {"expression": "1"})
     assert out == ToolOutput.error(text)
+
+
+async def test_a_lost_page_in_a_live_browser_is_a_page_crash(tmp_path: Path) -> None:
+    # The page's session was dropped (its renderer died) while the browser still answers.
+    conversation = StandInConversation(
+        tmp_path, StandInCdp({"Runtime.evaluate": CdpConnectionError("session detached")})
+    )
+    out = await call(conversation, "browser_eval", {"expression": "1"})
+    assert out == ToolOutput.error(PAGE_CRASHED_DURING_CALL)
+
+
+async def test_a_huge_error_keeps_its_start_inline_and_the_rest_in_a_file(tmp_path: Path) -> None:
+    thrown = {"exceptionDetails": {"exception": {"description": "Error: " + "x" * 50_000}}}
+    conversation = StandInConversation(tmp_path, StandInCdp({"Runtime.evaluate": thrown}))
+    out = await call(conversation, "browser_eval", {"expression": "1"})
+    assert out.is_error
+    assert out.output.startswith("Error: xxx")
+    assert len(out.output) < 1200
+    assert "bytes total; full text saved to" in out.output
 
 
 @pytest.mark.parametrize("error", [ClientGone("hung up"), HttpError(503, "busy", "busy")])
@@ -220,7 +237,10 @@ async def test_console_tools_read_and_clear_the_running_browser(tmp_path: Path) 
     conversation = StandInConversation(tmp_path, running=True)
     conversation.page.console.add("log", "hello", "u:1", when=1.0)
     out = await call(conversation, "browser_recent_console_logs", {"limit": 5})
-    assert '"hello"' in out.output
+    assert out.output == (
+        "1 console entries #1-#1, oldest first (times UTC, 1970-01-01):\n"
+        "#1 00:00:01.000 log   hello (u:1)"
+    )
     out = await call(conversation, "browser_clear_console_logs", {})
     assert out == ToolOutput.ok("Cleared 1 console log entries.")
     assert conversation.launches == 0
