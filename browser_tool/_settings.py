@@ -59,6 +59,7 @@ class Settings:
     port: int = 8765  # PORT
     token: str | None = None  # TOKEN: bearer token; required off loopback
     max_body_bytes: int = 1024 * 1024  # MAX_BODY_BYTES: larger HTTP bodies get 413
+    js_heap_mb: int = 0  # JS_HEAP_MB: cap on each page's JavaScript heap in MiB; 0: V8's own
     max_popups: int = 10  # MAX_POPUPS: popups named one by one in a result; more are counted
 
     def __post_init__(self) -> None:

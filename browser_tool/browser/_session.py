@@ -114,6 +114,7 @@ async def run_browser_session(
         death_link=settings.death_link,
         window_size=(settings.viewport_width, settings.viewport_height),
         sandbox=settings.sandbox,
+        extra_args=js_heap_args(settings.js_heap_mb),
         kill_timing=KillTiming(
             polite_timeout=settings.polite_close_timeout, term_grace=settings.kill_grace
         ),
@@ -150,6 +151,11 @@ async def run_browser_session(
                 session.mark_closed(report)
                 on_closed(session)
             nursery.cancel_scope.cancel()
+
+
+def js_heap_args(megabytes: int) -> tuple[str, ...]:
+    """Chrome's switch capping each page's JavaScript heap (none for 0: V8's default)."""
+    return (f"--js-flags=--max-old-space-size={megabytes}",) if megabytes else ()
 
 
 def _polite_close(conn: CdpConnection) -> Callable[[], Awaitable[object]]:
