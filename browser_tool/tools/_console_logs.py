@@ -20,6 +20,8 @@ from ..browser import ConsoleEntry
 from ._context import ToolContext
 from ._output import ToolOutput, spill_lines
 
+_URL_CHARS = 80  # a source or context URL longer than this is shown as its start and end
+
 
 def format_entry(entry: ConsoleEntry) -> str:
     """One entry on one line: #seq, UTC time of day, level, [context] for a non-page context,
@@ -27,11 +29,19 @@ def format_entry(entry: ConsoleEntry) -> str:
     stamp = datetime.fromtimestamp(entry.time, UTC).strftime("%H:%M:%S.%f")[:-3]
     parts = [f"#{entry.seq}", stamp, f"{entry.level:<5}"]
     if entry.context != "page":
-        parts.append(f"[{' '.join(filter(None, (entry.context, entry.context_url)))}]")
+        parts.append(f"[{' '.join(filter(None, (entry.context, shorten(entry.context_url))))}]")
     parts.append(entry.text.replace("\r", "").replace("\n", "\\n"))
     if entry.source:
-        parts.append(f"({entry.source})")
+        parts.append(f"({shorten(entry.source)})")
     return " ".join(parts)
+
+
+def shorten(url: str, limit: int = _URL_CHARS) -> str:
+    """A long URL (a data: URL, a query string) as its start and its end (the :line)."""
+    if len(url) <= limit:
+        return url
+    tail = limit // 3
+    return f"{url[: limit - tail - 3]}...{url[-tail:]}"
 
 
 def format_log(entries: list[ConsoleEntry], dropped: int) -> tuple[str, list[str]]:
@@ -55,9 +65,9 @@ async def recent_console_logs(ctx: ToolContext, args: dict[str, Any]) -> ToolOut
     if not entries:
         return ToolOutput.ok("No console log entries.")
     header, lines = format_log(entries, console.dropped)
-    text = spill_lines(
-        header, lines, ctx.dirs().outputs, label="console", limit=ctx.settings.inline_text_limit
-    )
+    outputs = ctx.dirs().outputs
+    limit = ctx.settings.inline_text_limit
+    text = spill_lines(header, lines, outputs, label="console", limit=limit, noun="entries")
     return ToolOutput.ok(text)
 
 

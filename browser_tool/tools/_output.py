@@ -105,7 +105,13 @@ def save_text(text: str, outputs_dir: Path, *, label: str) -> Path:
 
 
 def spill_lines(
-    header: str, lines: list[str], outputs_dir: Path, *, label: str, limit: int = 1024
+    header: str,
+    lines: list[str],
+    outputs_dir: Path,
+    *,
+    label: str,
+    limit: int = 1024,
+    noun: str = "lines",
 ) -> str:
     """`header` and `lines` as one text if it fits in `limit` bytes; else the header, the
     *last* lines that fit (the newest, for a log), and a line saying how many earlier lines
@@ -120,10 +126,7 @@ def spill_lines(
     path = save_text(whole, outputs_dir, label=label)
     total = len(whole.encode(errors="replace"))
     # The footer names the file; it is sized for the worst case of the count it carries.
-    footer = (
-        f"[{len(lines):,} earlier lines left out here; all {len(lines):,} lines "
-        f"({total:,} bytes) are in {path}]"
-    )
+    footer = _footer(len(lines), len(lines), total, path, noun)
     room = limit - len(header.encode(errors="replace")) - len(footer.encode()) - 2
     kept: list[str] = []
     for line in reversed(lines):
@@ -136,11 +139,14 @@ def spill_lines(
         room -= size
     kept.reverse()
     left_out = len(lines) - len(kept)
-    footer = (
-        f"[{left_out:,} earlier lines left out here; all {len(lines):,} lines "
-        f"({total:,} bytes) are in {path}]"
+    return "\n".join([header, _footer(left_out, len(lines), total, path, noun), *kept])
+
+
+def _footer(left_out: int, count: int, size: int, path: Path, noun: str) -> str:
+    return (
+        f"[{left_out:,} earlier {noun} left out here; all {count:,} {noun} "
+        f"({size:,} bytes) are in {path}]"
     )
-    return "\n".join([header, footer, *kept])
 
 
 def _cut(line: str, size: int) -> str:
