@@ -40,7 +40,6 @@ _PAGE_EVENTS = (
     "Page.frameNavigated",
     "Page.frameStoppedLoading",
     "Target.targetCreated",
-    "Target.targetDestroyed",
     "Browser.downloadWillBegin",
     "Browser.downloadProgress",
 )
@@ -63,9 +62,7 @@ class Page:
         self.downloads: dict[str, Download] = self._downloads.by_guid
         self.crashed = trio.Event()
         self.crashes = 0
-        # Popups: every one is closed as it opens (one tab per conversation); these count them.
-        self.popups_opened = 0
-        self.popups_open: set[str] = set()
+        self.popups_opened = 0  # each is closed as it opens: one tab per conversation
         self._usable = trio.Event()  # set once a page is attached (after setup, after a crash)
         self.failed: str | None = None  # why no page could be made after a crash
         self._failed = trio.Event()
@@ -244,7 +241,6 @@ class Page:
                 # Single-tab model: a popup is closed and the agent told.
                 url = info.get("url") or "about:blank"
                 self.popups_opened += 1
-                self.popups_open.add(info["targetId"])
                 await self.conn.send(
                     "Target.closeTarget", {"targetId": info["targetId"]}, timeout=_COMMAND_TIMEOUT
                 )
@@ -253,8 +249,6 @@ class Page:
                     f"The page opened a new window ({url}); it was closed, since this tool "
                     "keeps one tab. Navigate to the URL instead if you need it.",
                 )
-        elif method == "Target.targetDestroyed":
-            self.popups_open.discard(str(p.get("targetId", "")))
         else:
             self._downloads.handle(method, p)
 
