@@ -244,3 +244,18 @@ async def test_console_tools_read_and_clear_the_running_browser(tmp_path: Path) 
     out = await call(conversation, "browser_clear_console_logs", {})
     assert out == ToolOutput.ok("Cleared 1 console log entries.")
     assert conversation.launches == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a\x00b", "Invalid input 'path': must not contain a NUL character"),
+        ("x" * 5000, "Cannot read "),
+    ],
+)
+async def test_read_image_paths_no_file_system_takes_are_clear_errors(
+    tmp_path: Path, path: str, text: str
+) -> None:
+    out = await call(StandInConversation(tmp_path), "read_image", {"path": str(tmp_path / path)})
+    assert out.is_error
+    assert text in out.output
