@@ -121,8 +121,8 @@ async def test_hostile_paths_bodies_and_methods_never_get_a_500(state_dir: Path)
             status, answer = await raw_request(url, request(method, call, b"{}"))
             assert our_error(status, answer) == "method_not_allowed", (method, answer[:200])
         for header in ("Content-Length: abc", "Content-Length: -1", "Transfer-Encoding: zip"):
-            raw = f"POST {call} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{header}\r\n\r\n{{}}"
-            status, answer = await raw_request(url, raw.encode())
+            text = f"POST {call} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{header}\r\n\r\n{{}}"
+            status, answer = await raw_request(url, text.encode())
             assert status in (400, 501), (header, status, answer[:200])
         status, answer = await raw_request(url, request("GET", "/healthz"))
         assert status == 200  # still up and answering
