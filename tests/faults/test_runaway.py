@@ -123,6 +123,6 @@ async def test_a_console_flood_stays_bounded_and_other_conversations_stay_respon
     assert 0 < len(lines) < capacity  # the newest fit inline; the file holds the rest
     assert [line.seq for line in lines] == sorted(line.seq for line in lines)
     assert lines[-1].seq == console.recent(1)[0].seq  # the newest entry is the one shown last
-    assert re.search(rf"all {capacity:,} lines \([\d,]+ bytes\) are in \S+console-", out), out
+    assert re.search(rf"all {capacity:,} entries \([\d,]+ bytes\) are in \S+console-", out), out
     assert "older entries were dropped from the full buffer" in out
     assert json.dumps(await js(fault_manager, "'still here'")) == '"still here"'

@@ -108,6 +108,9 @@ class Soak:
             await self.ok(c, "browser_eval", expression="1")
         elif kind == "kill":
             os.killpg(pid, signal.SIGKILL)
+            # A call already under way when the browser dies fails (tested in test_crashes);
+            # this one starts after the service saw the death, so it gets a fresh browser.
+            await self.wait_state(c, None)
             out = await self.ok(c, "browser_eval", expression="1")
             assert "crashed" in out
             await self.pid(c)
