@@ -22,7 +22,7 @@ test-repeat: setup
 
 # The full soak: 200 conversation lifecycles through a real service (CI runs a smaller count).
 soak: setup
-	BROWSER_TOOL_SOAK_LIFECYCLES=200 $(BIN)/pytest -q -s tests/faults/test_soak.py
+	BROWSER_TOOL_SOAK_LIFECYCLES=200 $(BIN)/pytest -q -s -o faulthandler_timeout=1200 tests/faults/test_soak.py
 
 lint: setup
 	$(BIN)/ruff format .

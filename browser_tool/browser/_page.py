@@ -45,7 +45,10 @@ _PAGE_EVENTS = (
 )
 _SAME_DOCUMENT = ("sameDocument", "historySameDocument")
 _COMMAND_TIMEOUT = 10.0
-_CLEANUP_GRACE = 2.0  # a best-effort clean-up command (stop loading, terminate a script)
+# How long a best-effort clean-up command (stop loading, terminate a script) is waited for. The
+# command is on the wire at once and Chrome handles a session's commands in order, so this only
+# bounds how late a call that already failed may answer (a frozen Chrome never does).
+_CLEANUP_GRACE = 0.5
 _CONSOLE_QUEUE = 10_000  # console events waiting for the pump; more are dropped and counted
 
 
