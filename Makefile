@@ -2,7 +2,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint typecheck pytest bench clean
+.PHONY: setup run test test-repeat soak lint typecheck pytest bench clean
 
 setup:
 	@scripts/setup.sh
@@ -15,6 +15,14 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest
+
+# The suite three times in a row under two busy loops (killed by pid afterwards).
+test-repeat: setup
+	@scripts/test-repeat.sh
+
+# The full soak: 200 conversation lifecycles through a real service (CI runs a smaller count).
+soak: setup
+	BROWSER_TOOL_SOAK_LIFECYCLES=200 $(BIN)/pytest -q -s -o faulthandler_timeout=1200 tests/faults/test_soak.py
 
 lint: setup
 	$(BIN)/ruff format .

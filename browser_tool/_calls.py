@@ -10,7 +10,7 @@ import trio
 
 from ._conversation import Conversation
 from ._lifecycle import Lifecycle
-from .browser import BrowserSession, SessionDirs
+from .browser import BROWSER_CRASHED_DURING_CALL, BrowserSession, SessionDirs
 from .tools import Tool, ToolContext, ToolOutput, run_tool
 
 
@@ -76,8 +76,5 @@ class CallAccess:
 
 def _stopped_message(reason: str) -> str:
     if reason == "crash":
-        return (
-            "The browser crashed during the call; its state is lost. "
-            "The next call starts a fresh browser."
-        )
+        return BROWSER_CRASHED_DURING_CALL
     return f"The browser session was closed ({reason}) while the call ran; the call was stopped."

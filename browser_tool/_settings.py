@@ -65,6 +65,8 @@ class Settings:
     isolation: str = "process"
     contexts_per_browser: int = 20  # CONTEXTS_PER_BROWSER: conversations per shared Chrome
     shared_browser_linger: float = 60.0  # SHARED_BROWSER_LINGER: an empty shared Chrome's life
+    js_heap_mb: int = 0  # JS_HEAP_MB: cap on each page's JavaScript heap in MiB; 0: V8's own
+    max_popups: int = 10  # MAX_POPUPS: popups named one by one in a result; more are counted
 
     def __post_init__(self) -> None:
         for name in ("dialog_alert", "dialog_beforeunload", "dialog_confirm", "dialog_prompt"):

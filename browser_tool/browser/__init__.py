@@ -6,20 +6,25 @@ context in a Chrome that conversations share.
 Imports the `cdp` layer and the foundation modules; nothing above.
 """
 
-from ._console import CONSOLE_CONTEXTS, exception_text
+from ._console import CONSOLE_CONTEXTS, ConsoleEntry, exception_text
 from ._context_session import ContextSession, run_context_session
 from ._dirs import SessionDirs
+from ._downloads import Download
 from ._network_log import SOURCES as NETWORK_SOURCES
-from ._page import Download, Page
+from ._notes import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
+from ._page import Page
 from ._service_workers import ServiceWorkerRegistration, ServiceWorkerVersion
 from ._session import BrowserSession, run_browser_session
 from ._shared_browser import SharedBrowser, run_shared_browser
 from ._workers import Worker
 
 __all__ = [
+    "BROWSER_CRASHED_DURING_CALL",
     "CONSOLE_CONTEXTS",
     "NETWORK_SOURCES",
+    "PAGE_CRASHED_DURING_CALL",
     "BrowserSession",
+    "ConsoleEntry",
     "ContextSession",
     "Download",
     "Page",

@@ -1,13 +1,20 @@
 """The console buffer of one session: bounded, numbered, kept across navigations. Each entry
-names the context that logged it (the page, a service worker, another worker) and its URL."""
+names the context that logged it (the page, a service worker, another worker) and its URL.
+
+Bounded twice: at most `capacity` entries (older ones are dropped and counted), and at most
+`MAX_ENTRY_CHARS` characters of text per entry (a page logging a 50 MB string keeps a few KiB
+of it and the count of what was cut), so a flood costs a fixed amount of memory.
+"""
 
 from __future__ import annotations
 
 import collections
+import json
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+MAX_ENTRY_CHARS = 4096
 _LEVELS = {"warning": "warn", "verbose": "debug", "assert": "error", "trace": "log"}
 #: The contexts an entry can come from: the page itself, a service worker, any other worker.
 CONSOLE_CONTEXTS = ("page", "service_worker", "worker")
@@ -49,6 +56,8 @@ class ConsoleBuffer:
     ) -> None:
         if len(self._entries) == self._entries.maxlen:
             self.dropped += 1
+        if len(text) > MAX_ENTRY_CHARS:
+            text = f"{text[:MAX_ENTRY_CHARS]}... [{len(text) - MAX_ENTRY_CHARS:,} more characters]"
         if context_url is None:
             context_url = self.page_url if context == "page" else ""
         when = time.time() if when is None else when
@@ -57,17 +66,53 @@ class ConsoleBuffer:
         )
         self._next_seq += 1
 
+    def add_event(
+        self,
+        method: str,
+        p: dict[str, Any],
+        *,
+        context: str = "page",
+        context_url: str | None = None,
+    ) -> None:
+        """Add what a console, exception or log event of a context says."""
+        when = None
+        if method == "Runtime.consoleAPICalled":
+            frames = (p.get("stackTrace") or {}).get("callFrames") or [{}]
+            level = console_level(str(p.get("type", "log")))
+            text = format_remote_args(p.get("args", []))
+            source = source_of(frames[0].get("url"), frames[0].get("lineNumber"))
+            when = p["timestamp"] / 1000 if "timestamp" in p else None
+        elif method == "Runtime.exceptionThrown":
+            details = p.get("exceptionDetails", {})
+            level, text = "exception", exception_text(details)
+            source = source_of(details.get("url"), details.get("lineNumber"))
+        elif method == "Log.entryAdded":
+            entry = p.get("entry", {})
+            level = console_level(str(entry.get("level", "info")))
+            text = str(entry.get("text", ""))
+            source = source_of(entry.get("url"), entry.get("lineNumber"))
+        else:
+            return
+        self.add(level, text, source, when, context=context, context_url=context_url)
+
     def recent(self, limit: int, context: str | None = None) -> list[ConsoleEntry]:
         """The newest `limit` entries, oldest first; only those of `context` when given."""
         if limit <= 0:
             return []
         if context is None:
-            return list(self._entries)[-limit:]
+            count = len(self._entries)
+            return [self._entries[i] for i in range(max(0, count - limit), count)]
         return [entry for entry in self._entries if entry.context == context][-limit:]
+
+    @property
+    def total(self) -> int:
+        """Entries ever added (cleared and dropped ones included)."""
+        return self._next_seq - 1
 
     def clear(self) -> int:
         count = len(self._entries)
         self._entries.clear()
+        self.dropped = 0
         return count
 
     def __len__(self) -> int:
@@ -85,7 +130,7 @@ def format_remote_args(args: list[dict[str, Any]]) -> str:
     for arg in args:
         if "value" in arg:
             value = arg["value"]
-            parts.append(value if isinstance(value, str) else _json(value))
+            parts.append(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
         elif "unserializableValue" in arg:
             parts.append(str(arg["unserializableValue"]))
         elif "description" in arg:
@@ -93,12 +138,6 @@ def format_remote_args(args: list[dict[str, Any]]) -> str:
         else:
             parts.append(str(arg.get("type", "")))
     return " ".join(parts)
-
-
-def _json(value: object) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False)
 
 
 def source_of(url: str | None, line: int | None) -> str:

@@ -4,30 +4,38 @@ One task reads every event the session cares about (console, exceptions, log ent
 popups, downloads, renderer crashes) and acts on it at once, so that no call ever blocks on a
 dialog and nothing the page says is lost between calls. What a caller should hear about in its
 next result (a dialog, a closed popup, a crash) is queued as a note.
+
+Two listeners feed it: the page's console, and everything else. A page that logs without end
+can fill only its own buffer (its excess is dropped and counted); the events a call may wait
+on (a dialog, a crash, a download) never queue behind it.
+
+A renderer crash replaces the page target. Until the new page is attached, `session` raises
+CdpConnectionError and `wait_usable` waits; if no new page can be made, the page is `failed`
+and its browser session ends as a crash (the next call gets a fresh browser).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from .._errors import CdpError
+from .._errors import CdpConnectionError, CdpError, ToolError
 from .._settings import Settings
 from ..cdp import CdpConnection, CdpEvent, CdpSession
-from ._console import ConsoleBuffer, console_level, exception_text, format_remote_args, source_of
+from ._console import ConsoleBuffer
+from ._dialogs import answer_dialog
+from ._downloads import Download, Downloads
+from ._notes import PAGE_CRASHED_BETWEEN_CALLS, PAGE_CRASHED_DURING_CALL, Notes
 from ._workers import Workers
 
 log = logging.getLogger("browser_tool.page")
 
-_PUMP_EVENTS = (
-    "Runtime.consoleAPICalled",
-    "Runtime.exceptionThrown",
-    "Log.entryAdded",
+_CONSOLE_EVENTS = ("Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded")
+_PAGE_EVENTS = (
     "Page.javascriptDialogOpening",
     "Inspector.targetCrashed",
     "Page.frameStartedNavigating",
@@ -39,17 +47,11 @@ _PUMP_EVENTS = (
 )
 _SAME_DOCUMENT = ("sameDocument", "historySameDocument")
 _COMMAND_TIMEOUT = 10.0
-_CLEANUP_GRACE = 2.0  # a best-effort clean-up command (stop loading, terminate a script)
-
-
-@dataclass
-class Download:
-    guid: str
-    url: str
-    suggested_filename: str
-    state: str = "inProgress"
-    received_bytes: int = 0
-    done: trio.Event = field(default_factory=trio.Event)
+# How long a best-effort clean-up command (stop loading, terminate a script) is waited for. The
+# command is on the wire at once and Chrome handles a session's commands in order, so this only
+# bounds how late a call that already failed may answer (a frozen Chrome never does).
+_CLEANUP_GRACE = 0.5
+_CONSOLE_QUEUE = 10_000  # console events waiting for the pump; more are dropped and counted
 
 
 class Page:
@@ -66,10 +68,15 @@ class Page:
         self.downloads_dir = downloads_dir
         self.console = ConsoleBuffer(settings.console_buffer)
         self.workers = Workers(conn, self.console)  # its `run` is started with the pump
-        self.notes: list[str] = []
-        self.downloads: dict[str, Download] = {}
-        self.download_started = trio.Event()
+        self.notes = Notes(limits={"popup": settings.max_popups})
+        self._downloads = Downloads()
+        self.downloads: dict[str, Download] = self._downloads.by_guid
         self.crashed = trio.Event()
+        self.crashes = 0
+        self.popups_opened = 0  # each is closed as it opens: one tab per conversation
+        self._usable = trio.Event()  # set once a page is attached (after setup, after a crash)
+        self.failed: str | None = None  # why no page could be made after a crash
+        self._failed = trio.Event()
         self.cdp: CdpSession | None = None
         self.target_id = ""
         # The URL of a main-frame navigation to a new document that has not committed yet.
@@ -83,8 +90,26 @@ class Page:
 
     @property
     def session(self) -> CdpSession:
-        assert self.cdp is not None, "page used before setup"
+        """The page's CDP session. Raises CdpConnectionError while a crashed page is being
+        replaced (callers wait with `wait_usable` first)."""
+        if self.cdp is None:
+            raise CdpConnectionError(self.failed or "the page is being replaced after a crash")
         return self.cdp
+
+    async def wait_usable(self) -> None:
+        """Wait until the page is attached: at once, unless a crashed page is being replaced.
+        Raises ToolError when no new page could be made (its browser is being closed)."""
+        await self._usable.wait()
+        if self.failed is not None:
+            raise ToolError(self.failed)
+
+    async def wait_failed(self) -> None:
+        await self._failed.wait()
+
+    def crash_error(self) -> ToolError:
+        """The error of a call the crash cut short; the note saying the same is dropped."""
+        self.notes.drop("crash")
+        return ToolError(PAGE_CRASHED_DURING_CALL)
 
     async def send_best_effort(self, method: str) -> None:
         """Send `method` to the page for a clean-up step: shielded (it runs when the call was
@@ -94,8 +119,7 @@ class Page:
             await self.session.send(method)
 
     def take_notes(self) -> list[str]:
-        notes, self.notes = self.notes, []
-        return notes
+        return self.notes.take()
 
     async def setup(self) -> None:
         """Find (or create) the page target, attach, and enable what the tools need."""
@@ -121,6 +145,7 @@ class Page:
             await self._attach(self.target_id)
         finally:
             self._settling = False
+            self._usable.set()
 
     async def _attach(self, target_id: str) -> None:
         cdp = await self.conn.attach_to_target(target_id, timeout=_COMMAND_TIMEOUT)
@@ -154,7 +179,13 @@ class Page:
         self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
         """Handle events until the connection closes. Subscribes before reporting started."""
-        async with self.conn.listen(*_PUMP_EVENTS, session_id="*", buffer=10_000) as events:
+        listen = self.conn.listen
+        async with (
+            listen(*_PAGE_EVENTS, session_id="*", buffer=1000) as events,
+            listen(*_CONSOLE_EVENTS, session_id="*", buffer=_CONSOLE_QUEUE) as console,
+            trio.open_nursery() as nursery,
+        ):
+            nursery.start_soon(self._pump_console, console)
             task_status.started()
             async for event in events:
                 try:
@@ -162,6 +193,15 @@ class Page:
                 except CdpError as exc:
                     # The page may be gone (crash, close); the pump must outlive that.
                     log.debug("handling %s failed: %s", event.method, exc)
+            nursery.cancel_scope.cancel()
+
+    async def _pump_console(self, events: trio.MemoryReceiveChannel[CdpEvent]) -> None:
+        async for event in events:
+            if self.cdp is None or event.session_id != self.cdp.session_id:
+                continue
+            if event.params.get("entry", {}).get("source") == "worker":
+                continue  # a worker's console, echoed: the worker's own session reports it
+            self.console.add_event(event.method, event.params)
 
     async def _handle(self, event: CdpEvent) -> None:
         p = event.params
@@ -170,43 +210,18 @@ class Page:
             return
         if self.cdp is None or event.session_id != self.cdp.session_id:
             return
-        if event.method == "Runtime.consoleAPICalled":
-            frames = (p.get("stackTrace") or {}).get("callFrames") or [{}]
-            level = str(p.get("type", "log"))
-            self.console.add(
-                console_level(level),
-                format_remote_args(p.get("args", [])),
-                source_of(frames[0].get("url"), frames[0].get("lineNumber")),
-                p["timestamp"] / 1000 if "timestamp" in p else None,
-            )
-        elif event.method == "Runtime.exceptionThrown":
-            details = p.get("exceptionDetails", {})
-            self.console.add(
-                "exception",
-                exception_text(details),
-                source_of(details.get("url"), details.get("lineNumber")),
-            )
-        elif event.method == "Log.entryAdded":
-            entry = p.get("entry", {})
-            if entry.get("source") == "worker":
-                return  # a worker's console, echoed: the worker's own session reports it
-            level = str(entry.get("level", "info"))
-            self.console.add(
-                console_level(level),
-                str(entry.get("text", "")),
-                source_of(entry.get("url"), entry.get("lineNumber")),
-            )
-        elif event.method.startswith("Page.frame"):
+        if event.method.startswith("Page.frame"):
             self._track_navigation(event.method, p)
         elif event.method == "Page.javascriptDialogOpening":
-            await self._handle_dialog(p)
-        elif event.method == "Inspector.targetCrashed":
-            self.crashed.set()
-            self.notes.append(
-                "The page's renderer crashed; the page was reset to about:blank and its state "
-                "(DOM, scripts, form input) was lost. Cookies and storage were kept."
+            await answer_dialog(
+                self.session, self.settings, self.console, self.notes, p, timeout=_COMMAND_TIMEOUT
             )
-            self.console.add("error", "renderer crashed; page reset to about:blank")
+        elif event.method == "Inspector.targetCrashed":
+            self.crashes += 1
+            self._usable = trio.Event()
+            self.crashed.set()
+            self.notes.add("crash", PAGE_CRASHED_BETWEEN_CALLS)
+            self.console.add("error", "the page crashed (renderer died); replaced by about:blank")
             await self._reset_after_crash()
 
     def _track_navigation(self, method: str, p: dict[str, Any]) -> None:
@@ -221,18 +236,6 @@ class Page:
             if method == "Page.frameNavigated":
                 self.console.page_url = str((p.get("frame") or {}).get("url", ""))
 
-    async def _handle_dialog(self, p: dict[str, Any]) -> None:
-        kind = str(p.get("type", "alert"))
-        message = str(p.get("message", ""))
-        accept = self.settings.dialog_accepts(kind)
-        params: dict[str, Any] = {"accept": accept}
-        if accept and kind == "prompt":
-            params["promptText"] = str(p.get("defaultPrompt", ""))
-        await self.session.send("Page.handleJavaScriptDialog", params, timeout=_COMMAND_TIMEOUT)
-        verdict = "accepted" if accept else "dismissed"
-        self.console.add("dialog", f"{kind}: {message} ({verdict})", str(p.get("url", "")))
-        self.notes.append(f"A JavaScript {kind} dialog appeared ({message!r}) and was {verdict}.")
-
     async def _handle_browser_event(self, method: str, p: dict[str, Any]) -> None:
         if method == "Target.targetCreated":
             info = p.get("targetInfo", {})
@@ -244,48 +247,50 @@ class Page:
             ):
                 # Single-tab model: a popup is closed and the agent told.
                 url = info.get("url") or "about:blank"
+                self.popups_opened += 1
                 await self.conn.send(
                     "Target.closeTarget", {"targetId": info["targetId"]}, timeout=_COMMAND_TIMEOUT
                 )
-                self.notes.append(
+                self.notes.add(
+                    "popup",
                     f"The page opened a new window ({url}); it was closed, since this tool "
-                    "keeps one tab. Navigate to the URL instead if you need it."
+                    "keeps one tab. Navigate to the URL instead if you need it.",
                 )
-        elif method == "Browser.downloadWillBegin":
-            guid = str(p.get("guid", ""))
-            self.downloads[guid] = Download(
-                guid, str(p.get("url", "")), str(p.get("suggestedFilename", "download"))
-            )
-            self.download_started.set()
-        elif method == "Browser.downloadProgress":
-            download = self.downloads.get(str(p.get("guid", "")))
-            if download is not None:
-                download.state = str(p.get("state", download.state))
-                download.received_bytes = int(p.get("receivedBytes", download.received_bytes))
-                if download.state in ("completed", "canceled"):
-                    download.done.set()
+        else:
+            self._downloads.handle(method, p)
 
     async def _reset_after_crash(self) -> None:
         self._settling = True
         try:
             await self._replace_page()
+        except CdpError as exc:
+            log.warning("no new page after a renderer crash: %s", exc)
+            self.failed = (
+                "The page crashed and no new page could be opened in its browser, so the "
+                "browser is being closed; the next call starts a fresh browser."
+            )
+            self._failed.set()
         finally:
             self._settling = False
+            self._usable.set()
 
     async def _replace_page(self) -> None:
         old = self.target_id
         if self.cdp is not None:
             self.conn.forget_session(self.cdp.session_id)
         self.cdp = None
+        # The new page first: a browser left with no page at all may refuse to make one
+        # (headless shell answered "Not supported" right after a renderer ran out of memory).
+        created = await self.conn.send(
+            "Target.createTarget",
+            {"url": "about:blank", **self.in_context},
+            timeout=_COMMAND_TIMEOUT,
+        )
+        # _attach replaces the crash event; calls still waiting hold the old, set one.
+        await self._attach(created["targetId"])
         with contextlib.suppress(CdpError):
             await self.conn.send("Target.closeTarget", {"targetId": old}, timeout=_COMMAND_TIMEOUT)
-        tab = {"url": "about:blank", **self.in_context}
-        created = await self.conn.send("Target.createTarget", tab, timeout=_COMMAND_TIMEOUT)
-        self.target_id = created["targetId"]
-        # _attach replaces the crash event; calls still waiting hold the old, set one.
-        await self._attach(self.target_id)
 
     def new_download_watch(self) -> trio.Event:
         """Arm a fresh event that the next downloadWillBegin sets."""
-        self.download_started = trio.Event()
-        return self.download_started
+        return self._downloads.new_watch()

@@ -70,12 +70,14 @@ class BrowserSession:
         return self.report
 
     async def wait_for_end(self) -> None:
-        """Return when a close is requested, Chrome exits, or the connection drops (a crash,
-        unless a close was asked for first). For `run_browser_session` only."""
+        """Return when a close is requested, Chrome exits, the connection drops, or no page
+        could replace a crashed one (a crash, unless a close was asked for first). For
+        `run_browser_session` only."""
         ended = await first_of(
             requested=self._close_requested.wait,
             exited=self.chrome.wait_exited,
             dropped=self.conn.wait_closed,
+            page_failed=self.page.wait_failed,
         )
         if self.close_reason is None and ended != "requested":
             self.close_reason = "crash"
@@ -116,6 +118,7 @@ async def run_browser_session(
         death_link=settings.death_link,
         window_size=(settings.viewport_width, settings.viewport_height),
         sandbox=settings.sandbox,
+        extra_args=js_heap_args(settings.js_heap_mb),
         kill_timing=KillTiming(
             polite_timeout=settings.polite_close_timeout, term_grace=settings.kill_grace
         ),
@@ -153,6 +156,11 @@ async def run_browser_session(
                 session.mark_closed(report)
                 on_closed(session)
             nursery.cancel_scope.cancel()
+
+
+def js_heap_args(megabytes: int) -> tuple[str, ...]:
+    """Chrome's switch capping each page's JavaScript heap (none for 0: V8's default)."""
+    return (f"--js-flags=--max-old-space-size={megabytes}",) if megabytes else ()
 
 
 def _polite_close(conn: CdpConnection) -> Callable[[], Awaitable[object]]:

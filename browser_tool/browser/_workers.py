@@ -25,7 +25,7 @@ import trio
 
 from .._errors import CdpError
 from ..cdp import CdpConnection, CdpEvent, CdpSession
-from ._console import ConsoleBuffer, console_level, exception_text, format_remote_args, source_of
+from ._console import ConsoleBuffer
 from ._network_log import NETWORK_EVENTS, NetworkLog
 from ._service_workers import SERVICE_WORKER_EVENTS, ServiceWorkerRegistry
 
@@ -198,30 +198,6 @@ class Workers:
             await self.conn.send(method, params, session_id=session_id, timeout=_COMMAND_TIMEOUT)
 
     def _log(self, worker: Worker, method: str, p: dict[str, Any]) -> None:
-        context, url = worker.context, worker.url
-        if method == "Runtime.consoleAPICalled":
-            frames = (p.get("stackTrace") or {}).get("callFrames") or [{}]
-            self.console.add(
-                console_level(str(p.get("type", "log"))),
-                format_remote_args(p.get("args", [])),
-                source_of(frames[0].get("url"), frames[0].get("lineNumber")),
-                p["timestamp"] / 1000 if "timestamp" in p else None,
-                context=context,
-                context_url=url,
-            )
-        elif method == "Runtime.exceptionThrown":
-            details = p.get("exceptionDetails", {})
-            source = source_of(details.get("url"), details.get("lineNumber"))
-            text = exception_text(details)
-            self.console.add("exception", text, source, context=context, context_url=url)
-        elif method == "Log.entryAdded":
-            entry = p.get("entry", {})
-            if entry.get("source") == "worker":
-                return  # a nested worker's console, echoed: its own session reports it
-            self.console.add(
-                console_level(str(entry.get("level", "info"))),
-                str(entry.get("text", "")),
-                source_of(entry.get("url"), entry.get("lineNumber")),
-                context=context,
-                context_url=url,
-            )
+        if method == "Log.entryAdded" and p.get("entry", {}).get("source") == "worker":
+            return  # a nested worker's console, echoed: its own session reports it
+        self.console.add_event(method, p, context=worker.context, context_url=worker.url)

@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 import trio
@@ -24,7 +25,6 @@ from ..server import (
     Shutdown,
     check_listen_policy,
 )
-from ..tools import ToolOutput
 from ._client import EXIT_FAILED, EXIT_OK, EXIT_USAGE, default_url
 from ._parser import build_parser
 
@@ -101,6 +101,10 @@ def _call(args: argparse.Namespace, settings: Settings) -> int:
     if not isinstance(tool_input, dict):
         raise InvalidInputError("JSON", "the tool input must be a JSON object, like '{}'")
     output: dict[str, Any]
+    if args.url and args.keep_files:
+        raise InvalidInputError(
+            "--keep-files", "is for in-process calls; with --url the service keeps the files"
+        )
     if args.url:
         from ._client import call_remote
 
@@ -114,23 +118,24 @@ def _call(args: argparse.Namespace, settings: Settings) -> int:
             read_timeout=settings.max_timeout + 30.0,
         )
     else:
-        result = _run_trio(_call_in_process, settings, args.id, args.tool, tool_input)
-        output = result.to_json(include_image_data=args.with_images)
+        from pathlib import Path
+
+        from ._one_shot import call_in_process
+
+        keep_dir = Path(args.keep_files).expanduser() if args.keep_files else None
+        output = _run_trio(
+            partial(
+                call_in_process,
+                keep_dir=keep_dir,
+                with_images=args.with_images,
+            ),
+            settings,
+            args.id,
+            args.tool,
+            tool_input,
+        )
     print(json.dumps(output, indent=2, ensure_ascii=False))
     return EXIT_OK
-
-
-async def _call_in_process(
-    settings: Settings, conversation_id: str, tool: str, tool_input: dict[str, Any]
-) -> ToolOutput:
-    """One call with full cleanup: the browser and the conversation's files are gone after."""
-    from .._manager import open_session_manager
-
-    async with open_session_manager(settings) as manager:
-        try:
-            return await manager.call_tool(conversation_id, tool, tool_input)
-        finally:
-            await manager.kill_session(conversation_id)
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:

@@ -86,9 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run one tool call and print its result as JSON",
         description="Run one tool call. Without --url it runs in this process: a browser is "
         "started, the call runs, and the browser and the conversation's files are removed "
-        "before exit (so the paths of saved images and long outputs no longer exist: use "
-        "--with-images to keep image data). With --url it goes to a running service and the "
-        "conversation's browser stays there.",
+        "before exit: the files the result names (screenshots, downloads, long outputs) are "
+        "copied to --keep-files DIR first, or the result lists them as removed. With --url it "
+        "goes to a running service and the conversation's browser and files stay there.",
         epilog='Example: browser-tool call conv-1 browser_eval \'{"expression": "1+1"}\'',
     )
     call.add_argument("id", help="conversation id (1-128 of A-Z a-z 0-9 . _ : -)")
@@ -101,6 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     call.add_argument(
         "--with-images", action="store_true", help="include base64 image data (default: paths)"
+    )
+    call.add_argument(
+        "--keep-files",
+        metavar="DIR",
+        help="in-process only: copy the files the result names into DIR (created if needed) "
+        "and print their new paths",
     )
     _add_state_dir(call)
 

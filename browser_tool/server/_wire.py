@@ -97,6 +97,8 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
         value = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise HttpError(400, "invalid_json", f"The body is not valid JSON: {exc}") from None
+    except RecursionError:  # `[[[[...]]]]` deeper than the parser's stack
+        raise HttpError(400, "invalid_json", "The body's JSON nests too deeply.") from None
     if not isinstance(value, dict):
         raise HttpError(
             400,

@@ -61,12 +61,21 @@ class ToolContext:
         """The conversation's browser, launched on first use within the call's deadline.
 
         Raises ToolError when the launch does not finish by the deadline (the half-started
-        browser is killed), BrowserLaunchError when Chrome will not start, and
-        SessionClosedError once the conversation was deleted.
+        browser is killed) or a crashed page is not replaced by then, BrowserLaunchError when
+        Chrome will not start, and SessionClosedError once the conversation was deleted.
         """
         with trio.move_on_at(self.deadline) as scope:
-            return await self.conversation.browser()
-        assert scope.cancelled_caught
+            browser = await self.conversation.browser()
+        if not scope.cancelled_caught:
+            # A page being replaced after a crash is waited for within the same deadline.
+            with trio.move_on_at(self.deadline):
+                await browser.page.wait_usable()
+                return browser
+            raise ToolError(
+                f"Timeout after {format_duration(self.timeout)}: the page crashed and its "
+                "replacement was not ready within the call's timeout; the call was not run. "
+                "Retry the call."
+            )
         raise ToolError(
             f"Timeout after {format_duration(self.timeout)}: the browser did not start within "
             "the call's timeout; the launch was stopped and the call was not run. Retry with a "

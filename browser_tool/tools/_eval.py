@@ -69,7 +69,7 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             "its execution was terminated and the page is still usable."
         )
     if outcome == "crashed":
-        raise ToolError("The page crashed during the evaluation; it was reset to about:blank.")
+        raise page.crash_error()
     if "exceptionDetails" in result:
         raise ToolError(format_exception(result["exceptionDetails"]))
     text = format_value(result.get("result", {}))

@@ -114,7 +114,7 @@ async def _navigate(page: Page, url: str, ctx: ToolContext) -> ToolOutput:
                 loaded=loaded, crashed=crashed.wait, download=download_seen.wait
             )
         if outcome == "crashed":
-            raise ToolError(f"The page crashed while loading {url}; it was reset to about:blank.")
+            raise page.crash_error()
         if outcome == "download":
             return await _finish_download(page)
         return ToolOutput.ok("done")

@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._context import ToolContext
-from ._newest_inline import newest_inline
-from ._output import ToolOutput
+from ._output import ToolOutput, spill_lines
 
 
 async def network_sources(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
@@ -30,7 +29,7 @@ async def network_sources(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         header += f" {dropped} older ones were dropped (the log keeps {network.capacity})."
     shown = "oldest first" if len(records) == total else f"the newest {len(records)}, oldest first"
     header += f"{cleared} Listed {shown}:"
-    text = newest_inline(
+    text = spill_lines(
         header,
         [record.describe() for record in records],
         ctx.dirs().outputs,

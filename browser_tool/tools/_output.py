@@ -15,7 +15,7 @@ from typing import Any
 
 from .._errors import ToolError
 
-__all__ = ["ToolImage", "ToolOutput", "spill_large_text"]
+__all__ = ["ToolImage", "ToolOutput", "save_text", "spill_large_text", "spill_lines"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,73 @@ def spill_large_text(
         encoded = text.encode()
     if len(encoded) <= limit:
         return original
+    path, digest = _save(encoded, outputs_dir, label)
+    head = text[:preview]
+    separator = "" if head.endswith("\n") else "\n"
+    return (
+        f"{head}{separator}[output truncated: {len(encoded):,} bytes total; "
+        f"full text saved to {path} (sha256 {digest})]"
+    )
+
+
+def save_text(text: str, outputs_dir: Path, *, label: str) -> Path:
+    """Save `text` as `spill_large_text` would and return the file's path. Raises ToolError."""
+    return _save(_SURROGATE.sub("\ufffd", text).encode(), outputs_dir, label)[0]
+
+
+def spill_lines(
+    header: str,
+    lines: list[str],
+    outputs_dir: Path,
+    *,
+    label: str,
+    limit: int = 1024,
+    noun: str = "lines",
+) -> str:
+    """`header` and `lines` as one text if it fits in `limit` bytes; else the header, the
+    *last* lines that fit (the newest, for a log), and a line saying how many earlier lines
+    were left out and which file holds the header and every line.
+
+    For output whose end matters most (logs, events). A single line longer than the room
+    left is cut, with a mark. Raises ToolError when the file cannot be written.
+    """
+    whole = "\n".join([header, *lines])
+    if len(whole.encode(errors="replace")) <= limit:
+        return whole
+    path = save_text(whole, outputs_dir, label=label)
+    total = len(whole.encode(errors="replace"))
+    # The footer names the file; it is sized for the worst case of the count it carries.
+    footer = _footer(len(lines), len(lines), total, path, noun)
+    room = limit - len(header.encode(errors="replace")) - len(footer.encode()) - 2
+    kept: list[str] = []
+    for line in reversed(lines):
+        size = len(line.encode(errors="replace")) + 1
+        if size > room:
+            if not kept and room > 40:  # the newest line alone is too long: show its start
+                kept.append(_cut(line, room - 1))
+            break
+        kept.append(line)
+        room -= size
+    kept.reverse()
+    left_out = len(lines) - len(kept)
+    return "\n".join([header, _footer(left_out, len(lines), total, path, noun), *kept])
+
+
+def _footer(left_out: int, count: int, size: int, path: Path, noun: str) -> str:
+    return (
+        f"[{left_out:,} earlier {noun} left out here; all {count:,} {noun} "
+        f"({size:,} bytes) are in {path}]"
+    )
+
+
+def _cut(line: str, size: int) -> str:
+    mark = " [line cut; the file has all of it]"
+    budget = max(0, size - len(mark.encode()))
+    head = line.encode(errors="replace")[:budget].decode(errors="ignore")
+    return head + mark
+
+
+def _save(encoded: bytes, outputs_dir: Path, label: str) -> tuple[Path, str]:
     digest = hashlib.sha256(encoded).hexdigest()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     safe_label = _UNSAFE_LABEL.sub("-", label).strip(".-") or "output"
@@ -99,12 +166,7 @@ def spill_large_text(
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ToolError(f"Could not save the full output to {path}: {reason}") from None
-    head = text[:preview]
-    separator = "" if head.endswith("\n") else "\n"
-    return (
-        f"{head}{separator}[output truncated: {len(encoded):,} bytes total; "
-        f"full text saved to {path} (sha256 {digest})]"
-    )
+    return path, digest
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import trio
 
 from .._duration import format_duration
-from .._errors import ToolError
+from .._errors import InvalidInputError, ToolError
 from ._context import ToolContext
 from ._image_fit import ImageLimits, describe_fit, read_image_file
 from ._output import ToolImage, ToolOutput
@@ -21,19 +21,26 @@ def allowed_roots(ctx: ToolContext) -> list[Path]:
 
 
 def resolve_allowed(ctx: ToolContext, raw: str) -> Path:
-    """The real path of `raw` if it lies under an allowed root; else ToolError."""
-    path = Path(raw).expanduser()
-    if not path.is_absolute():
-        path = ctx.working_dir / path
-    real = Path(os.path.realpath(path))  # symlinks and '..' resolved before the check
-    roots = allowed_roots(ctx)
-    if not any(real == root or root in real.parents for root in roots):
-        listed = ", ".join(str(r) for r in roots)
-        raise ToolError(
-            f"Refusing to read {raw}: images can only be read from under {listed} "
-            "(the operator can add roots with BROWSER_TOOL_READ_IMAGE_ROOTS)"
-        )
-    if not real.exists():
+    """The real path of `raw` if it lies under an allowed root; else InvalidInputError (a
+    path no file system accepts) or ToolError."""
+    if "\0" in raw:
+        raise InvalidInputError("path", "must not contain a NUL character")
+    try:
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            path = ctx.working_dir / path
+        real = Path(os.path.realpath(path))  # symlinks and '..' resolved before the check
+        roots = allowed_roots(ctx)
+        if not any(real == root or root in real.parents for root in roots):
+            listed = ", ".join(str(r) for r in roots)
+            raise ToolError(
+                f"Refusing to read {raw}: images can only be read from under {listed} "
+                "(the operator can add roots with BROWSER_TOOL_READ_IMAGE_ROOTS)"
+            )
+        found = real.exists()
+    except OSError as exc:  # a name too long, a loop of links, ...
+        raise ToolError(f"Cannot read {raw}: {exc.strerror or exc}") from None
+    if not found:
         raise ToolError(f"Image file not found: {raw}")
     return real
 

@@ -17,14 +17,14 @@ from .._errors import (
     InvalidInputError,
     SessionClosedError,
 )
-from ..browser import CONSOLE_CONTEXTS, NETWORK_SOURCES
+from ..browser import BROWSER_CRASHED_DURING_CALL, CONSOLE_CONTEXTS, NETWORK_SOURCES
 from ._console_logs import clear_console_logs, recent_console_logs
 from ._context import ToolContext
 from ._eval import evaluate
 from ._navigate import navigate
 from ._network_sources import network_sources
 from ._offline import set_offline
-from ._output import ToolOutput
+from ._output import ToolOutput, spill_large_text
 from ._read_image import read_image
 from ._resize import check_dimensions, resize
 from ._screenshot import screenshot
@@ -113,9 +113,10 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "browser_recent_console_logs",
         "Return recent console messages, uncaught exceptions, log entries and dialogs of the "
-        "page and of its service workers and other workers, oldest first, as JSON (kept across "
-        "navigations). Each entry names its context (page, service_worker, worker) and that "
-        "context's URL.",
+        "page and of its service workers and other workers (kept across navigations), one line "
+        "each, oldest first: #seq, UTC time, level, [context URL] for a worker's entry, text, "
+        "(source). When they do not all fit, the newest are shown and the rest are in a file "
+        "the result names.",
         _schema(
             {
                 "limit": {
@@ -260,18 +261,31 @@ async def run_tool(ctx: ToolContext, tool: Tool, args: dict[str, Any]) -> ToolOu
     except DoorError:
         raise
     except BrowserToolError as exc:
-        return ToolOutput.error(_describe_error(exc))
+        return ToolOutput.error(_shorten(ctx, _describe_error(ctx, exc)))
 
 
-def _describe_error(exc: BrowserToolError) -> str:
-    """What a failed call tells the model."""
+def _describe_error(ctx: ToolContext, exc: BrowserToolError) -> str:
+    """What a failed call tells the model: one message per situation."""
     if isinstance(exc, CdpTimeoutError):
         return f"Timeout: {exc}"
     if isinstance(exc, CdpConnectionError):
-        return (
-            "The browser crashed or was closed during the call; its state is lost. "
-            "The next call starts a fresh browser."
-        )
+        # The page's session went away while its browser lives on: the renderer crashed.
+        browser = ctx.existing_browser()
+        if browser is not None:
+            return str(browser.page.crash_error())
+        return BROWSER_CRASHED_DURING_CALL
     if isinstance(exc, SessionClosedError):
         return f"{exc}; the call was stopped."
     return str(exc)
+
+
+def _shorten(ctx: ToolContext, text: str) -> str:
+    """An error that echoes a huge input (a 1 MB URL, a thrown 1 MB string) keeps its start
+    inline; the rest goes to a file like any long output, or is cut if it cannot be saved."""
+    limit = ctx.settings.inline_text_limit
+    if len(text) <= limit:
+        return text
+    try:
+        return spill_large_text(text, ctx.dirs().outputs, label="error", limit=limit)
+    except BrowserToolError:  # no file (the conversation is gone): keep the start
+        return f"{text[: limit // 2]}... [{len(text) - limit // 2:,} more characters cut]"

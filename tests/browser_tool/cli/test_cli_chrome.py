@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -49,13 +50,45 @@ def test_call_in_process_prints_the_result_and_leaves_nothing(
     assert json.loads(out)["is_error"] is True
 
     code, out = run_cli(capsys, "call", "c1", "browser_take_screenshot", *state)
-    [image] = json.loads(out)["images"]
+    result = json.loads(out)
+    [image] = result["images"]
     assert set(image) == {"media_type", "path"}  # paths only by default
+    # The one-shot call removed the conversation's files, and says so.
+    assert not Path(image["path"]).exists()
+    assert result["removed_files"] == [image["path"]]
+    assert "--keep-files" in result["note"]
     code, out = run_cli(capsys, "call", "c1", "browser_take_screenshot", "--with-images", *state)
     [image] = json.loads(out)["images"]
     assert base64.b64decode(image["data"]).startswith(b"\x89PNG")
     assert list((state_dir / "sessions").iterdir()) == []
     assert list((state_dir / "pids").iterdir()) == []
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_call_in_process_keeps_the_files_it_names_when_asked(
+    state_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = ("--state-dir", str(state_dir))
+    keep = tmp_path / "kept"
+    argv = ("call", "c1", "browser_eval", '{"expression": "\'x\'.repeat(5000)"}', *state)
+    code, out = run_cli(capsys, *argv, "--keep-files", str(keep))
+    assert code == 0
+    result = json.loads(out)
+    assert "removed_files" not in result
+    match = re.search(r"saved to (\S+)", result["output"])
+    assert match, result
+    saved = Path(match[1])
+    assert saved.parent == keep.resolve()
+    assert saved.read_text() == json.dumps("x" * 5000)
+    code, out = run_cli(
+        capsys, "call", "c1", "browser_take_screenshot", *state, "--keep-files", str(keep)
+    )
+    assert code == 0
+    [image] = json.loads(out)["images"]
+    assert Path(image["path"]).parent == keep.resolve()
+    assert Path(image["path"]).read_bytes().startswith(b"\x89PNG")
+    assert image["path"] in json.loads(out)["output"]
+    assert list((state_dir / "sessions").iterdir()) == []
 
 
 @pytest.mark.usefixtures("cli_env")

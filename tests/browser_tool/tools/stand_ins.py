@@ -15,8 +15,8 @@ from typing import Any, cast
 
 import trio
 
-from browser_tool import BrowserSession, Settings
-from browser_tool.browser import SessionDirs
+from browser_tool import BrowserSession, Settings, ToolError
+from browser_tool.browser import PAGE_CRASHED_DURING_CALL, SessionDirs
 from browser_tool.browser._console import ConsoleBuffer
 from browser_tool.browser._workers import Workers
 from browser_tool.cdp import CdpConnection, CdpSession
@@ -75,6 +75,12 @@ class StandInPage:
 
     def new_download_watch(self) -> trio.Event:
         return trio.Event()
+
+    async def wait_usable(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    def crash_error(self) -> ToolError:
+        return ToolError(PAGE_CRASHED_DURING_CALL)
 
     async def send_best_effort(self, method: str) -> None:
         self.best_effort.append(method)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from browser_tool._errors import ToolError
-from browser_tool.tools._output import ToolImage, ToolOutput, spill_large_text
+from browser_tool.tools._output import ToolImage, ToolOutput, spill_large_text, spill_lines
 
 SAVED = re.compile(
     r"\[output truncated: (?P<size>[\d,]+) bytes total; "
@@ -138,3 +138,31 @@ def test_write_failure_is_a_tool_error(tmp_path: Path) -> None:
     with pytest.raises(ToolError, match="Not a directory"):
         spill_large_text("x" * 2000, blocker / "deeper", label="eval")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["outputs"]
+
+
+def test_lines_that_fit_stay_inline(tmp_path: Path) -> None:
+    assert spill_lines("head:", ["a", "b"], tmp_path, label="console") == "head:\na\nb"
+    assert not tmp_path.joinpath("outputs").exists()
+
+
+def test_lines_that_do_not_fit_keep_the_newest_and_name_the_file(tmp_path: Path) -> None:
+    lines = [f"line {i:03d} " + "x" * 40 for i in range(100)]
+    text = spill_lines("head:", lines, tmp_path, label="console", limit=600, noun="entries")
+    assert len(text.encode()) <= 600
+    head, footer, *kept = text.splitlines()
+    assert head == "head:"
+    assert kept == lines[-len(kept) :]  # the newest, in order
+    assert kept
+    match = re.fullmatch(
+        r"\[(\d+) earlier entries left out here; all 100 entries \(([\d,]+) bytes\) are in (\S+)\]",
+        footer,
+    )
+    assert match, footer
+    assert int(match[1]) == 100 - len(kept)
+    assert Path(match[3]).read_text() == "\n".join(["head:", *lines])
+
+
+def test_one_newest_line_too_long_is_cut_with_a_mark(tmp_path: Path) -> None:
+    text = spill_lines("h", ["old", "y" * 5000], tmp_path, label="console", limit=400)
+    assert len(text.encode()) <= 400
+    assert text.splitlines()[-1].endswith("[line cut; the file has all of it]")

@@ -9,6 +9,7 @@ Timing runs on trio's autojump clock, and times are asserted exactly.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -30,13 +31,11 @@ from browser_tool import (
     ToolError,
     ToolOutput,
 )
+from browser_tool.browser import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
 from browser_tool.tools import find_tool, run_tool
 from tests.browser_tool.tools.stand_ins import StandInCdp, StandInConversation, call, make_context
 
-CRASHED = (
-    "The browser crashed or was closed during the call; its state is lost. "
-    "The next call starts a fresh browser."
-)
+CRASHED = BROWSER_CRASHED_DURING_CALL
 # Every tool that needs the browser, with an input that gets as far as asking for it.
 LAUNCHING_CALLS: dict[str, dict[str, object]] = {
     "browser_navigate": {"url": "https://example.com/"},
@@ -90,6 +89,25 @@ async def test_every_error_of_a_call_becomes_an_error_result(
     conversation = StandInConversation(tmp_path, launch_error=error)
     out = await call(conversation, "browser_eval", {"expression": "1"})
     assert out == ToolOutput.error(text)
+
+
+async def test_a_lost_page_in_a_live_browser_is_a_page_crash(tmp_path: Path) -> None:
+    # The page's session was dropped (its renderer died) while the browser still answers.
+    conversation = StandInConversation(
+        tmp_path, StandInCdp({"Runtime.evaluate": CdpConnectionError("session detached")})
+    )
+    out = await call(conversation, "browser_eval", {"expression": "1"})
+    assert out == ToolOutput.error(PAGE_CRASHED_DURING_CALL)
+
+
+async def test_a_huge_error_keeps_its_start_inline_and_the_rest_in_a_file(tmp_path: Path) -> None:
+    thrown = {"exceptionDetails": {"exception": {"description": "Error: " + "x" * 50_000}}}
+    conversation = StandInConversation(tmp_path, StandInCdp({"Runtime.evaluate": thrown}))
+    out = await call(conversation, "browser_eval", {"expression": "1"})
+    assert out.is_error
+    assert out.output.startswith("Error: xxx")
+    assert len(out.output) < 1200
+    assert "bytes total; full text saved to" in out.output
 
 
 @pytest.mark.parametrize("error", [ClientGone("hung up"), HttpError(503, "busy", "busy")])
@@ -222,7 +240,10 @@ async def test_console_tools_read_and_clear_the_running_browser(tmp_path: Path) 
     conversation = StandInConversation(tmp_path, running=True)
     conversation.page.console.add("log", "hello", "u:1", when=1.0)
     out = await call(conversation, "browser_recent_console_logs", {"limit": 5})
-    assert '"hello"' in out.output
+    assert out.output == (
+        "1 console entries #1-#1, oldest first (times UTC, 1970-01-01):\n"
+        "#1 00:00:01.000 log   hello (u:1)"
+    )
     out = await call(conversation, "browser_clear_console_logs", {})
     assert out == ToolOutput.ok("Cleared 1 console log entries.")
     assert conversation.launches == 0
@@ -282,10 +303,30 @@ async def test_network_sources_keep_the_newest_inline_and_all_in_a_file(tmp_path
     )
     kept = [line for line in lines if line.startswith("200 ")]
     assert kept[-1] == "200 Script network http://127.0.0.1/39.js"
-    assert lines[1] == f"({30 - len(kept)} older responses left out here; all 30 are in the file)"
+    footer = re.fullmatch(
+        r"\[(\d+) earlier responses left out here; all 30 responses \([\d,]+ bytes\) are in (.+)\]",
+        lines[1],
+    )
+    assert footer is not None, lines[1]
+    assert int(footer[1]) == 30 - len(kept)
     assert len(out.output.encode()) <= 1024
-    path = Path(lines[-1].split("full text saved to ")[1].split(" (sha256")[0])
+    path = Path(footer[2])
     saved = path.read_text().splitlines()
     assert saved[0] == lines[0]
     assert saved[1:] == [f"200 Script network http://127.0.0.1/{i}.js" for i in range(10, 40)]
     assert len(network) == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a\x00b", "Invalid input 'path': must not contain a NUL character"),
+        ("x" * 5000, "Cannot read "),
+    ],
+)
+async def test_read_image_paths_no_file_system_takes_are_clear_errors(
+    tmp_path: Path, path: str, text: str
+) -> None:
+    out = await call(StandInConversation(tmp_path), "read_image", {"path": str(tmp_path / path)})
+    assert out.is_error
+    assert text in out.output

@@ -21,6 +21,7 @@ from PIL import Image
 
 from browser_tool import BrowserSessionManager, InvalidInputError, UnknownToolError
 from fixtures_site import DOWNLOAD_BODY, FixtureServer
+from tests.support.console_lines import console_lines
 from tests.support.manager_calls import C, call, js, ok
 
 pytestmark = pytest.mark.chrome
@@ -176,15 +177,15 @@ async def test_console_logs_survive_navigation_and_clear(
     await ok(manager, "browser_navigate", url=site.url_for("/console.html"))
     await js(manager, "new Promise(r => setTimeout(() => r(1), 50))")  # let the throw happen
     await ok(manager, "browser_navigate", url=site.url_for("/index.html"))
-    entries = json.loads(await ok(manager, "browser_recent_console_logs"))
-    by_text = {e["text"]: e for e in entries}
-    assert by_text["log message"]["level"] == "log"
-    assert by_text["warn message"]["level"] == "warn"
-    assert by_text["error message"]["level"] == "error"
-    assert "console.html:" in by_text["log message"]["source"]
-    assert any(e["level"] == "exception" and "uncaught boom" in e["text"] for e in entries)
-    assert [e["seq"] for e in entries] == sorted(e["seq"] for e in entries)
-    last = json.loads(await ok(manager, "browser_recent_console_logs", limit=1))
+    entries = console_lines(await ok(manager, "browser_recent_console_logs"))
+    by_text = {e.text: e for e in entries}
+    assert by_text["log message"].level == "log"
+    assert by_text["warn message"].level == "warn"
+    assert by_text["error message"].level == "error"
+    assert "console.html:" in by_text["log message"].source
+    assert any(e.level == "exception" and "uncaught boom" in e.text for e in entries)
+    assert [e.seq for e in entries] == sorted(e.seq for e in entries)
+    last = console_lines(await ok(manager, "browser_recent_console_logs", limit=1))
     assert last == entries[-1:]
     count = len(entries)
     assert (
@@ -241,8 +242,8 @@ async def test_dialogs_never_block(manager: BrowserSessionManager, site: Fixture
     assert "A JavaScript alert dialog appeared ('alert text') and was accepted." in alert
     assert await js(manager, "openConfirm()") is False
     assert await js(manager, "openPrompt()") is None
-    entries = json.loads(await ok(manager, "browser_recent_console_logs"))
-    dialogs = [e["text"] for e in entries if e["level"] == "dialog"]
+    entries = console_lines(await ok(manager, "browser_recent_console_logs"))
+    dialogs = [e.text for e in entries if e.level == "dialog"]
     assert dialogs == [
         "alert: alert text (accepted)",
         "confirm: confirm text (dismissed)",

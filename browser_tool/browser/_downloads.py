@@ -1,0 +1,46 @@
+"""The downloads of one page: announced by Chrome, written under the session's downloads dir."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+
+@dataclass
+class Download:
+    guid: str
+    url: str
+    suggested_filename: str
+    state: str = "inProgress"
+    received_bytes: int = 0
+    done: trio.Event = field(default_factory=trio.Event)
+
+
+class Downloads:
+    """Every download of a session by guid, and an event the next announcement sets."""
+
+    def __init__(self) -> None:
+        self.by_guid: dict[str, Download] = {}
+        self.started = trio.Event()
+
+    def new_watch(self) -> trio.Event:
+        """Arm a fresh event that the next downloadWillBegin sets."""
+        self.started = trio.Event()
+        return self.started
+
+    def handle(self, method: str, p: dict[str, Any]) -> None:
+        if method == "Browser.downloadWillBegin":
+            guid = str(p.get("guid", ""))
+            self.by_guid[guid] = Download(
+                guid, str(p.get("url", "")), str(p.get("suggestedFilename", "download"))
+            )
+            self.started.set()
+        elif method == "Browser.downloadProgress":
+            download = self.by_guid.get(str(p.get("guid", "")))
+            if download is not None:
+                download.state = str(p.get("state", download.state))
+                download.received_bytes = int(p.get("receivedBytes", download.received_bytes))
+                if download.state in ("completed", "canceled"):
+                    download.done.set()

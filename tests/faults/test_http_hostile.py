@@ -1,0 +1,131 @@
+"""Hostile HTTP requests, sent as raw bytes (a client library would tidy them up first):
+conversation ids with `..`, percent-encoded slashes, NUL bytes and 10,000 characters;
+malformed, deeply nested and mistyped bodies; odd methods and headers. Every one gets an
+answer in our error shape or a protocol-level 400, never a 500, and the service stays up."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from pathlib import Path
+
+import pytest
+import trio
+
+from browser_tool import InvalidInputError, validate_conversation_id
+from tests.support.service import running_service
+
+pytestmark = pytest.mark.chrome
+
+TOOL = "/tools/browser_clear_console_logs"  # needs no browser when it works
+HOSTILE_IDS = [
+    "..",
+    "../x",
+    "..%2Fx",
+    "%2E%2E%2Fx",
+    "a%2Fb",
+    "%2F",
+    "a%00b",
+    "a%5C..%5Cb",
+    "x" * 10_000,
+    "%ZZ",
+    "%C0%AE%C0%AE",
+    "%F0%9F%99%82",
+    "a;b",
+    "",
+]
+
+
+async def raw_request(url: str, request: bytes) -> tuple[int, bytes]:
+    """Send `request` as it is; return the status code and the body."""
+    host, port = url.removeprefix("http://").split(":")
+    stream = await trio.open_tcp_stream(host, int(port))
+    async with stream:
+        await stream.send_all(request)
+        data = b""
+        with trio.fail_after(30):
+            while chunk := await stream.receive_some(65536):
+                data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body
+
+
+def valid_id(conversation: str) -> bool:
+    try:
+        validate_conversation_id(urllib.parse.unquote(conversation))
+    except InvalidInputError:
+        return False
+    return "%2F" not in conversation.upper()  # a slash splits the path before the id is read
+
+
+def request(method: str, target: str, body: bytes = b"", *headers: str) -> bytes:
+    lines = [f"{method} {target} HTTP/1.1", "Host: 127.0.0.1", "Connection: close", *headers]
+    if body or method in ("POST", "PUT"):
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def our_error(status: int, body: bytes) -> str:
+    """The error code of an answer in our shape (a protocol-level 400 may be plain text)."""
+    assert status != 500, body
+    if status >= 400 and body.startswith(b"{"):
+        return str(json.loads(body)["error"]["code"])
+    return ""
+
+
+async def test_hostile_paths_bodies_and_methods_never_get_a_500(state_dir: Path) -> None:
+    async with running_service(state_dir) as service:
+        url = service.url
+        for conversation in HOSTILE_IDS:
+            for method, suffix in (("POST", TOOL), ("DELETE", ""), ("POST", "/reset")):
+                target = f"/v1/conversations/{conversation}{suffix}"
+                status, body = await raw_request(url, request(method, target, b"{}"))
+                code = our_error(status, body)
+                if valid_id(conversation):  # `..` is a valid id; its dir name is a hash
+                    assert status == 200, (target[:80], status, body[:200])
+                else:
+                    assert status in (400, 404, 405), (target[:80], status, body[:200])
+                    assert code in ("invalid_conversation_id", "not_found"), (
+                        target[:80],
+                        status,
+                        body[:200],
+                    )
+        # A NUL byte or a raw space in the request line itself is refused by the HTTP parser.
+        for raw in (b"POST /v1/conversations/a\x00b/tools/x HTTP/1.1", b"GET /v1/a b HTTP/1.1"):
+            status, body = await raw_request(url, raw + b"\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert status == 400, body
+
+        call = f"/v1/conversations/c1{TOOL}"
+        bodies = {
+            b"": "",  # no body: an empty input
+            b"{": "invalid_json",
+            b"null": "invalid_json",
+            b'"x"': "invalid_json",
+            b"\xff\xfe{}": "invalid_json",
+            b"[" * 100_000 + b"]" * 100_000: "",  # deep nesting: refused, never a crash
+            b'{"a": NaN}': "",
+            b'{"\\ud800": 1}': "",
+        }
+        for body, code in bodies.items():
+            status, answer = await raw_request(url, request("POST", call, body))
+            got = our_error(status, answer)
+            assert status in (200, 400, 413), (body[:40], status, answer[:200])
+            if code:
+                assert got == code, (body[:40], answer[:200])
+        for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/x"):
+            status, answer = await raw_request(
+                url, request("POST", call, b"{}", f"Content-Type: {content_type}")
+            )
+            assert status in (200, 400, 415), answer
+        for method in ("PUT", "PATCH", "OPTIONS", "TRACE", "FOO"):
+            status, answer = await raw_request(url, request(method, call, b"{}"))
+            assert our_error(status, answer) == "method_not_allowed", (method, answer[:200])
+        for header in ("Content-Length: abc", "Content-Length: -1", "Transfer-Encoding: zip"):
+            text = f"POST {call} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{header}\r\n\r\n{{}}"
+            status, answer = await raw_request(url, text.encode())
+            assert status in (400, 501), (header, status, answer[:200])
+        status, answer = await raw_request(url, request("GET", "/healthz"))
+        assert status == 200  # still up and answering
+        assert b'"ok"' in answer
+    # Nothing was written outside the state root's own layout by any of it.
+    assert {p.name for p in state_dir.iterdir()} <= {"pids", "instances", "sessions", "tmp"}
