@@ -127,6 +127,8 @@ class Lifecycle:
                 self.metrics.inc("browser_tool_launches_total", outcome="error")
             if conv.state is S.LAUNCHING:
                 conv.move(S.IN_CALL)
+            elif conv.deleted:  # the stopped launch may have written after delete's removal
+                await dirs.remove()
             raise
         self.metrics.inc("browser_tool_launches_total", outcome="ok")
         if conv.state is not S.LAUNCHING:  # stopped (deleted, reset) while it launched
