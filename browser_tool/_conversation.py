@@ -79,7 +79,7 @@ class Conversation:
     # the call that starts its successor.
     lost_because: str | None = None
     turn: trio.Lock = field(default_factory=trio.Lock)
-    _changed: trio.Event = field(default_factory=trio.Event)
+    _changed: trio.Event | None = None  # made only when someone waits (moves are per call)
 
     def move(self, to: ConversationState) -> None:
         """Change state; raises IllegalTransition (a bug) if the table forbids it."""
@@ -88,12 +88,15 @@ class Conversation:
                 f"conversation {self.conversation_id!r}: {self.state.value} -> {to.value}"
             )
         self.state = to
-        self._changed.set()
-        self._changed = trio.Event()
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
 
     async def wait_until_settled(self) -> None:
         """Wait while the browser is being closed (a call that arrives then gets a new one)."""
         while self.state is ConversationState.CLOSING:
+            if self._changed is None:
+                self._changed = trio.Event()
             await self._changed.wait()
 
     @property

@@ -15,7 +15,7 @@ from typing import Any
 
 import trio
 
-from .._errors import CdpCommandError, CdpConnectionError, CdpError
+from .._errors import CdpCommandError, CdpConnectionError, CdpError, CdpTargetCrashedError
 from ._events import CdpEvent, EventRouter
 from ._protocol import parse_event
 from ._statistics import CdpCounters
@@ -65,9 +65,12 @@ class Inbound:
     def drop_session(self, session_id: str, reason: str) -> None:
         """Drop the session's later messages; fail its pending commands."""
         self.sessions.discard(session_id)
+        self._fail_session(session_id, CdpConnectionError(reason))
+
+    def _fail_session(self, session_id: str, error: CdpError) -> None:
         for slot in self.pending.values():
             if slot.session_id == session_id:
-                slot.settle(error=CdpConnectionError(reason))
+                slot.settle(error=error)
 
     def dispatch(self, data: str | bytes) -> None:
         try:
@@ -130,6 +133,11 @@ class Inbound:
             self.sessions.add(child)
         elif isinstance(child, str) and event.method == "Target.detachedFromTarget":
             self.drop_session(child, f"session {child!r} detached from its target")
+        elif event.method == "Inspector.targetCrashed" and event.session_id is not None:
+            # A crashed renderer answers nothing: its callers learn of it now, from the one
+            # place every answer passes, instead of each racing a crash watch of its own.
+            reason = f"the target of session {event.session_id!r} crashed"
+            self._fail_session(event.session_id, CdpTargetCrashedError(reason))
         delivered, dropped = self.router.publish(event)
         self.counters.events_delivered += delivered
         self.counters.events_dropped_overflow += dropped
