@@ -3,9 +3,11 @@
 Shape (STYLE.md §9), and why:
 - One reader task hands every incoming message to `Inbound.dispatch`, which cannot block or
   raise; only a closed socket ends it.
-- One writer task owns the socket's send side. A caller cancelled in the middle of a write
-  would leave half a frame on the wire and corrupt the stream for every session; queueing to
-  a writer means no caller's timeout or cancellation ever interrupts a write.
+- A command is written by its caller without blocking (`send_nowait`); what the socket does
+  not take at once is finished by one writer task. A caller cancelled in the middle of an
+  awaited write would leave half a frame on the wire and corrupt the stream for every session;
+  this way no caller's timeout or cancellation ever interrupts a write, and the usual command
+  costs no task switch.
 - One table of pending commands (id -> slot). The caller that adds an entry removes it in
   `finally`, so cancellation leaks nothing; when the socket closes or either task ends, every
   slot fails at once, so no call waits for an answer that cannot come.
@@ -65,11 +67,11 @@ class CdpConnection:
         self._ids = itertools.count(1)
         self._inbound = Inbound()
         self._results_logged: set[str] = set()
-        self._outbox, self._outbox_reader = trio.open_memory_channel[str](math.inf)
         # Shielded: the reader and writer stop when the connection closes (`_fail_all`), not
         # when an outer scope is cancelled, so they never add a Cancelled to the nursery's
         # group; the owner's cancellation reaches them through `aclose()` in its `finally`.
         self._task_scope = trio.CancelScope(shield=True)
+        self._tasks_done = trio.Event()
 
     @property
     def closed(self) -> bool:
@@ -106,7 +108,9 @@ class CdpConnection:
             raise InvalidInputError("timeout", "must be None or a number >= 0", timeout)
         self._check_open()
         command_id = next(self._ids)
-        message: dict[str, Any] = {"id": command_id, "method": method, "params": dict(params or {})}
+        if type(params) is not dict:  # json wants a dict; the usual dict goes as it is
+            params = dict(params or {})
+        message: dict[str, Any] = {"id": command_id, "method": method, "params": params}
         if session_id is not None:
             message["sessionId"] = session_id
         try:
@@ -117,10 +121,17 @@ class CdpConnection:
         pending, counters = self._inbound.pending, self._inbound.counters
         pending[command_id] = slot
         try:
-            self._outbox.send_nowait(text)
+            try:
+                self._transport.send_nowait(text)
+            except CdpConnectionError as exc:
+                self._fail_all(exc.reason)
+                raise
             counters.commands_sent += 1
-            with trio.move_on_after(math.inf if timeout is None else timeout):
+            if timeout is None:
                 await slot.done.wait()
+            else:
+                with trio.move_on_after(timeout):
+                    await slot.done.wait()
         finally:
             del pending[command_id]
         if not slot.done.is_set():
@@ -193,6 +204,10 @@ class CdpConnection:
         closes, politely within the close timeout, or at once if the caller is cancelled.
         Idempotent; never raises."""
         self._fail_all("the connection was closed by its owner")
+        # The reader must be gone before the transport reads the peer's close frame itself;
+        # cancelled, it leaves at its next checkpoint, so this wait is short.
+        with trio.CancelScope(shield=True):
+            await self._tasks_done.wait()
         await self._transport.aclose()
 
     def _check_open(self) -> None:
@@ -204,16 +219,18 @@ class CdpConnection:
             return
         self._state, self._close_reason = _State.CLOSED, reason
         failed = self._inbound.fail_all(reason)
-        self._outbox.close()
         self._task_scope.cancel()
         self._closed.set()
         _log.info("CDP connection closed: %s (%d pending commands failed)", reason, failed)
 
     async def _run(self) -> None:
-        with self._task_scope:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._read_loop)
-                nursery.start_soon(self._write_loop)
+        try:
+            with self._task_scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._read_loop)
+                    nursery.start_soon(self._write_loop)
+        finally:
+            self._tasks_done.set()
 
     async def _read_loop(self) -> None:
         try:
@@ -227,8 +244,7 @@ class CdpConnection:
 
     async def _write_loop(self) -> None:
         try:
-            async for text in self._outbox_reader:
-                await self._transport.send(text)
+            await self._transport.run_writer()
         except CdpConnectionError as exc:
             self._fail_all(exc.reason)
         except BaseException as exc:
