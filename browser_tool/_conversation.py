@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 import trio
@@ -131,3 +133,18 @@ class Conversation:
             forget_at = self.last_active + max_lifetime
             return ("forget", now) if forget_at <= now else (None, forget_at)
         return None, math.inf
+
+
+@asynccontextmanager
+async def take_turn(conv: Conversation) -> AsyncIterator[None]:
+    """Hold the conversation's turn (FIFO). A free turn is taken without the scheduling pass
+    `trio.Lock` makes even when nobody waits: one pass less on every call. (When it is free
+    nobody waits for it: trio hands a released lock straight to the next waiter.)"""
+    if conv.turn.locked():
+        await conv.turn.acquire()
+    else:
+        conv.turn.acquire_nowait()
+    try:
+        yield
+    finally:
+        conv.turn.release()

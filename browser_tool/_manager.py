@@ -26,7 +26,7 @@ from orphan_reaper import ReapReport, reap_orphans
 
 from ._calls import run_call
 from ._clock import run_clock
-from ._conversation import ConversationState
+from ._conversation import ConversationState, take_turn
 from ._conversation_ids import validate_conversation_id
 from ._errors import InvalidInputError, SessionClosedError, ToolError
 from ._lifecycle import Lifecycle
@@ -81,7 +81,7 @@ class BrowserSessionManager:
             return self._count(name, ToolOutput.error("The service is shutting down."), started)
         conv = self._lifecycle.conversation(conversation_id)
         try:
-            async with conv.turn:
+            async with take_turn(conv):
                 output = await run_call(
                     self._lifecycle, conv, tool, args, timeout, self.working_dir
                 )
