@@ -123,7 +123,9 @@ class _WebSocketTransport:
                 elif isinstance(event, TextMessage):
                     self._messages.append("".join(str(part) for part in parts))
                 else:
-                    self._messages.append(b"".join(p.encode() if isinstance(p, str) else p for p in parts))
+                    self._messages.append(
+                        b"".join(p.encode() if isinstance(p, str) else p for p in parts)
+                    )
         elif isinstance(event, Ping):
             await self._send_quietly(event.response())
         elif isinstance(event, CloseConnection):
