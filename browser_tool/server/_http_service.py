@@ -65,7 +65,7 @@ async def run_http_service(
                 endpoint = McpHttpEndpoint(parts)
                 await nursery.start(endpoint.run)
                 mcp = endpoint.asgi
-            app = HttpApp(parts, mcp=mcp)
+            app = HttpApp(parts, nursery, mcp=mcp)
             config = hypercorn_config(settings)
             try:
                 binds = await nursery.start(
