@@ -129,8 +129,7 @@ async def run_browser_session(
                 try:
                     with trio.fail_after(settings.launch_timeout):
                         # Chromium's handshake can stall ~160 ms after printing its URL:
-                        # "ready" means an answered command, not an announced port.
-                        await conn.send("Browser.getVersion")
+                        # "ready" means answered commands (the set-up's), not an announced port.
                         await nursery.start(page.run_pump)
                         await page.setup()
                 except (CdpError, trio.TooSlowError) as exc:

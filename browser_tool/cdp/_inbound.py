@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
 from typing import Any
 
-import trio
-
 from .._errors import CdpCommandError, CdpConnectionError, CdpError, CdpTargetCrashedError
+from ._commands import PendingCommand
 from ._events import CdpEvent, EventRouter
 from ._protocol import parse_event
 from ._statistics import CdpCounters
@@ -26,24 +24,6 @@ INTERNAL_ERROR = -32603  # JSON-RPC "internal error": for answers we cannot read
 # Answers to these carry a new session id. It is registered before the next message is read,
 # or the session's first events could arrive before the caller wakes up and be dropped.
 _ATTACH_METHODS = frozenset({"Target.attachToTarget", "Target.attachToBrowserTarget"})
-
-
-@dataclass(eq=False)
-class PendingCommand:
-    """A command waiting for its answer: `done` is set once `result` or `error` is."""
-
-    method: str
-    session_id: str | None
-    done: trio.Event = field(default_factory=trio.Event)
-    result: dict[str, Any] | None = None
-    error: CdpError | None = None
-
-    def settle(self, result: dict[str, Any] | None = None, error: CdpError | None = None) -> bool:
-        if self.done.is_set():
-            return False
-        self.result, self.error = result, error
-        self.done.set()
-        return True
 
 
 class Inbound:

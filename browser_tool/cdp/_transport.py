@@ -20,34 +20,27 @@ import collections
 import logging
 import math
 import os
-import urllib.parse
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Protocol
 
 import trio
-from wsproto import ConnectionType, WSConnection
+from wsproto import WSConnection
 from wsproto.connection import ConnectionState
 from wsproto.events import (
-    AcceptConnection,
     CloseConnection,
     Event,
     Message,
     Ping,
-    RejectConnection,
-    Request,
     TextMessage,
 )
 from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
-from .._duration import format_duration
-from .._errors import CdpConnectionError, InvalidInputError
+from .._errors import CdpConnectionError
 
 _log = logging.getLogger("browser_tool.cdp")
 
-_RECEIVE_SIZE = 65536  # trio's default read size: one wake-up per 64 KiB of a large answer
-_SocketError = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
+RECEIVE_SIZE = 65536  # trio's default read size: one wake-up per 64 KiB of a large answer
+SOCKET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
 
 
 class CdpTransport(Protocol):
@@ -69,7 +62,7 @@ class CdpTransport(Protocol):
     async def aclose(self) -> None: ...
 
 
-class _WebSocketTransport:
+class WebSocketTransport:
     def __init__(
         self,
         stream: trio.SocketStream,
@@ -95,8 +88,8 @@ class _WebSocketTransport:
             if self._closed is not None:
                 raise CdpConnectionError(self._closed)
             try:
-                data = await self._stream.receive_some(_RECEIVE_SIZE)
-            except _SocketError as exc:
+                data = await self._stream.receive_some(RECEIVE_SIZE)
+            except SOCKET_ERRORS as exc:
                 raise self._fail(f"the socket failed ({exc!r})") from None
             try:
                 self._ws.receive_data(data or None)  # b"": the peer closed the TCP stream
@@ -218,88 +211,18 @@ class _WebSocketTransport:
                 while self._backlog:
                     await trio.lowlevel.wait_writable(self._fd)
                     self._flush()
-                data = await self._stream.receive_some(_RECEIVE_SIZE)
+                data = await self._stream.receive_some(RECEIVE_SIZE)
                 self._ws.receive_data(data or None)
                 for _ in self._ws.events():
                     pass  # late answers nobody waits for any more, then the peer's close
             except (
-                *_SocketError,
+                *SOCKET_ERRORS,
                 CdpConnectionError,
                 LocalProtocolError,
                 RemoteProtocolError,
             ) as exc:
                 _log.debug("closing the CDP WebSocket failed: %r", exc)
                 return
-
-
-@asynccontextmanager
-async def open_websocket_transport(
-    url: str, *, max_message_size: int, connect_timeout: float, close_timeout: float
-) -> AsyncIterator[CdpTransport]:
-    """Open a WebSocket to `url`; close it on exit.
-
-    Raises InvalidInputError for a URL that is not ws://host[:port]/..., and CdpConnectionError
-    when the socket cannot be opened (refused, rejected, or not open within
-    `connect_timeout`). The body's exceptions propagate as themselves.
-    """
-    host, port, host_header, resource = _split_url(url)
-    with trio.move_on_after(connect_timeout) as connect_scope:
-        try:
-            stream = await trio.open_tcp_stream(host, port)
-        except OSError as exc:
-            raise CdpConnectionError(f"could not connect to {url!r}: {exc}") from exc
-        try:
-            ws = await _handshake(stream, host_header, resource, url)
-        except BaseException:
-            with trio.CancelScope(shield=True):
-                await stream.aclose()
-            raise
-    if connect_scope.cancelled_caught:
-        raise CdpConnectionError(
-            f"could not connect to {url!r}: no WebSocket handshake within "
-            f"{format_duration(connect_timeout)}"
-        )
-    transport = _WebSocketTransport(
-        stream, ws, max_message_size=max_message_size, close_timeout=close_timeout
-    )
-    try:
-        yield transport
-    finally:
-        await transport.aclose()
-
-
-async def _handshake(
-    stream: trio.SocketStream, host_header: str, resource: str, url: str
-) -> WSConnection:
-    ws = WSConnection(ConnectionType.CLIENT)
-    try:
-        await stream.send_all(ws.send(Request(host=host_header, target=resource)))
-        while True:
-            data = await stream.receive_some(_RECEIVE_SIZE)
-            ws.receive_data(data or None)
-            for event in ws.events():
-                if isinstance(event, AcceptConnection):
-                    return ws  # messages that came with the answer stay buffered in `ws`
-                if isinstance(event, RejectConnection):
-                    why = f"the server refused the WebSocket upgrade (HTTP {event.status_code})"
-                    raise CdpConnectionError(f"could not connect to {url!r}: {why}")
-            if not data:
-                raise CdpConnectionError(f"could not connect to {url!r}: the server hung up")
-    except (*_SocketError, LocalProtocolError, RemoteProtocolError) as exc:
-        raise CdpConnectionError(f"could not connect to {url!r}: {exc!r}") from None
-
-
-def _split_url(url: str) -> tuple[str, int, str, str]:
-    parts = urllib.parse.urlsplit(url)
-    try:
-        port = parts.port or 80
-    except ValueError:  # a port that is not a number in 0-65535
-        port = -1
-    if parts.scheme != "ws" or not parts.hostname or port < 0:
-        raise InvalidInputError("url", "must be a ws://host[:port]/... URL", url)
-    host_header = parts.netloc.rpartition("@")[2]
-    resource = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return parts.hostname, port, host_header, resource
 
 
 def _describe_close(event: CloseConnection) -> str:
