@@ -222,10 +222,12 @@ class Page:
         params: dict[str, Any] = {"accept": accept}
         if accept and kind == "prompt":
             params["promptText"] = str(p.get("defaultPrompt", ""))
-        await self.session.send("Page.handleJavaScriptDialog", params, timeout=_COMMAND_TIMEOUT)
+        # Recorded before the answer goes out: the script the dialog blocks, and the call that
+        # waits for it, may finish before our command's own answer arrives.
         verdict = "accepted" if accept else "dismissed"
         self.console.add("dialog", f"{kind}: {message} ({verdict})", str(p.get("url", "")))
         self.notes.append(f"A JavaScript {kind} dialog appeared ({message!r}) and was {verdict}.")
+        await self.session.send("Page.handleJavaScriptDialog", params, timeout=_COMMAND_TIMEOUT)
 
     async def _handle_browser_event(self, method: str, p: dict[str, Any]) -> None:
         if method == "Target.targetCreated":
