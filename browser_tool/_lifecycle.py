@@ -221,6 +221,14 @@ class Lifecycle:
             errors=tuple(errors),
         )
 
+    def standby(self) -> list[BrowserSession]:
+        """Browsers the source keeps for no conversation yet (a pool's)."""
+        return self._source.standby()
+
+    async def close_source(self) -> None:
+        """Shutdown: the source ends what it keeps for no conversation. Never raises."""
+        await self._source.aclose()
+
     def stop_calls(self, reason: str) -> None:
         """Stop every call in flight now (a second shutdown signal)."""
         for conv in self.conversations.values():

@@ -31,7 +31,8 @@ from ._conversation_ids import validate_conversation_id
 from ._errors import InvalidInputError, SessionClosedError, ToolError
 from ._lifecycle import Lifecycle
 from ._metrics import Metrics
-from ._reports import CleanupReport, SessionInfo
+from ._pool import PoolSource
+from ._reports import POOLED, CleanupReport, SessionInfo
 from ._settings import Settings
 from ._sources import LaunchSource, SourceFactory
 from ._tasks import raise_sole
@@ -49,13 +50,15 @@ class BrowserSessionManager:
         settings: Settings,
         lock: InstanceLock,
         nursery: trio.Nursery,
-        source_factory: SourceFactory = LaunchSource,
+        source_factory: SourceFactory | None = None,
     ) -> None:
         self.settings = settings
         self.instance_id = lock.instance_id
         self.metrics = Metrics()
         self.working_dir = Path.cwd()
         self.startup_reap: ReapReport | None = None
+        if source_factory is None:
+            source_factory = PoolSource if settings.pool_size > 0 else LaunchSource
         self._lifecycle = Lifecycle(
             settings, self.instance_id, nursery, self.metrics, source_factory
         )
@@ -167,6 +170,20 @@ class BrowserSessionManager:
                     rss_bytes=group_rss_bytes(browser.pid) if browser else 0,
                 )
             )
+        for browser in self._lifecycle.standby():  # launched ahead, for no conversation yet
+            infos.append(
+                SessionInfo(
+                    conversation_id=browser.conversation_id,
+                    pid=browser.pid,
+                    state=POOLED,
+                    age_s=now - browser.started_at,
+                    idle_s=0.0,
+                    idle_left_s=0.0,
+                    calls=0,
+                    last_error=None,
+                    rss_bytes=group_rss_bytes(browser.pid),
+                )
+            )
         return infos
 
     def conversation_state(self, conversation_id: str) -> ConversationState | None:
@@ -205,6 +222,7 @@ class BrowserSessionManager:
                     await lifecycle.wait_for_change()
             with trio.move_on_after(self.settings.shutdown_timeout):
                 async with trio.open_nursery() as nursery:
+                    nursery.start_soon(lifecycle.close_source)
                     for conversation_id in list(lifecycle.conversations):
                         nursery.start_soon(lifecycle.delete, conversation_id, "shutdown")
 
@@ -218,12 +236,13 @@ async def open_session_manager(
     settings: Settings | None = None,
     *,
     environ: Mapping[str, str] | None = None,
-    source_factory: SourceFactory = LaunchSource,
+    source_factory: SourceFactory | None = None,
 ) -> AsyncIterator[BrowserSessionManager]:
     """Take the instance lock, sweep orphans (unless disabled), run the clock, yield the
     manager; on exit close every session (see `BrowserSessionManager.aclose`) and release the
     lock. Raises InstanceLockError if the state dir cannot be used. `source_factory` chooses
-    where browsers come from (tests put a stand-in there)."""
+    where browsers come from (default: a pool when `settings.pool_size` > 0, else a launch
+    per conversation; tests put a stand-in there)."""
     settings = settings or Settings.from_env(environ)
     layout = StateLayout(settings.state_dir).create()
     lock = InstanceLock.acquire(layout)
