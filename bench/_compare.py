@@ -91,10 +91,16 @@ async def http_door(worker: Worker) -> dict[str, Any]:
     """Hypercorn's own floor (a bare no-op app) and our no-op route, same client, alternating."""
     floor: list[float] = []
     healthz: list[float] = []
+    door: list[float] = []
     for _ in range(ROUNDS):
         floor += (await worker.ask("floor", n=EVALS))["samples"]
         healthz += (await worker.ask("noop", n=EVALS))["samples"]
-    return {"hypercorn_noop": summary(floor), "ours_healthz": summary(healthz)}
+        door += (await worker.ask("door", n=EVALS))["samples"]
+    return {
+        "hypercorn_noop": summary(floor),
+        "ours_healthz": summary(healthz),
+        "ours_tool_call_without_cdp": summary(door),
+    }
 
 
 async def concurrency(worker: Worker, url: str) -> dict[str, Any]:

@@ -113,12 +113,17 @@ def markdown(results: dict[str, Any]) -> str:
             "",
             "## The HTTP door (one blocking httpx keep-alive client)",
             "",
+            "Each a POST of a small JSON body but /healthz (a GET).",
+            "",
             "| request | p50 | p99 |",
             "| --- | --- | --- |",
             f"| hypercorn's trio worker, a bare no-op ASGI app (the floor) "
             f"| {_ms(door['hypercorn_noop']['p50'])} | {_ms(door['hypercorn_noop']['p99'])} |",
             f"| ours, GET /healthz | {_ms(door['ours_healthz']['p50'])} "
             f"| {_ms(door['ours_healthz']['p99'])} |",
+            "| ours, a tool call that sends no CDP (`browser_clear_console_logs`) "
+            f"| {_ms(door['ours_tool_call_without_cdp']['p50'])} "
+            f"| {_ms(door['ours_tool_call_without_cdp']['p99'])} |",
         ]
         if api and http:
             over = http - api - door["hypercorn_noop"]["p50"]

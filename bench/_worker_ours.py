@@ -8,6 +8,7 @@ load, pids, close_all. Latencies come back in milliseconds.
 from __future__ import annotations
 
 import itertools
+import random
 import statistics
 import sys
 import time
@@ -22,7 +23,7 @@ import trio
 from chrome_launcher import live_group_members
 
 from ._doors import ApiDoor, Door, HttpDoor, api_door, http_door, hypercorn_floor, mcp_door
-from ._worker_proto import serve_lines, timed
+from ._worker_proto import FRAME, serve_lines, timed
 
 WARM = "warm"
 _names = itertools.count(1)
@@ -79,15 +80,16 @@ class OursWorker:
 
     async def op_navigate(self, command: dict[str, Any]) -> dict[str, Any]:
         nav = {"url": command["url"]}
-        samples = [
-            await timed(lambda: self._call(WARM, "browser_navigate", nav))
-            for _ in range(command["n"])
-        ]
+        samples = []
+        for _ in range(command["n"]):
+            await trio.sleep(random.uniform(0, FRAME))
+            samples.append(await timed(lambda: self._call(WARM, "browser_navigate", nav)))
         return {"samples": samples}
 
     async def op_screenshot(self, command: dict[str, Any]) -> dict[str, Any]:
         samples, sizes = [], []
         for _ in range(command["n"]):
+            await trio.sleep(random.uniform(0, FRAME))
             started = time.perf_counter()
             sizes.append(await self._call(WARM, "browser_take_screenshot", {}))
             samples.append((time.perf_counter() - started) * 1000)
@@ -162,6 +164,16 @@ class OursWorker:
         door = self.door
         assert isinstance(door, HttpDoor)
         return {"samples": [await timed(door.noop) for _ in range(command["n"])]}
+
+    async def op_door(self, command: dict[str, Any]) -> dict[str, Any]:
+        """`n` tool calls that do no CDP at all (clearing an empty console log): the door's and
+        the manager's own cost."""
+        clear: dict[str, Any] = {}
+        samples = [
+            await timed(lambda: self._call(WARM, "browser_clear_console_logs", clear))
+            for _ in range(command["n"])
+        ]
+        return {"samples": samples}
 
     async def op_floor(self, command: dict[str, Any]) -> dict[str, Any]:
         """`n` POSTs of the eval input to a bare hypercorn no-op server, same client kind."""

@@ -14,12 +14,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import random
 import statistics
 import sys
 import time
 from typing import Any
 
 from playwright.async_api import Browser, Page, Playwright, async_playwright
+
+FRAME = 1 / 60  # a random pause before each navigate and screenshot: see _worker_proto.FRAME
 
 
 class PlaywrightWorker:
@@ -88,10 +91,15 @@ class PlaywrightWorker:
         if op == "eval":
             return {"samples": [await timed(page.evaluate("1+1")) for _ in range(n)]}
         if op == "navigate":
-            return {"samples": [await timed(page.goto(url)) for _ in range(n)]}
+            samples = []
+            for _ in range(n):
+                await asyncio.sleep(random.uniform(0, FRAME))
+                samples.append(await timed(page.goto(url)))
+            return {"samples": samples}
         if op == "screenshot":
             samples, sizes = [], []
             for _ in range(n):
+                await asyncio.sleep(random.uniform(0, FRAME))
                 started = time.perf_counter()
                 sizes.append(len(await page.screenshot()))
                 samples.append((time.perf_counter() - started) * 1000)

@@ -16,6 +16,11 @@ from typing import Any
 
 import trio
 
+# Chrome paints at 60 Hz and a screenshot waits for a frame: back-to-back requests would all
+# land at the same phase of that clock, and a few ms more or less per call would show as a
+# whole frame more or less. A random pause before each sample spreads them over the frame.
+FRAME = 1 / 60
+
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 

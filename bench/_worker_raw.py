@@ -13,6 +13,7 @@ import base64
 import itertools
 import json
 import os
+import random
 import re
 import signal
 import subprocess
@@ -27,7 +28,7 @@ from trio_websocket import WebSocketConnection, open_websocket_url
 
 from chrome_launcher import HEADLESS_SHELL, ArgvSpec, build_argv, find_chrome
 
-from ._worker_proto import serve_lines, timed
+from ._worker_proto import FRAME, serve_lines, timed
 
 _LISTENING = re.compile(rb"DevTools listening on (ws://\S+)")
 
@@ -146,6 +147,7 @@ class RawWorker:
         if op == "screenshot":
             samples, size = [], 0
             for _ in range(n):
+                await trio.sleep(random.uniform(0, FRAME))
                 started = time.perf_counter()
                 # The same parameters as ours: the floor of what we send.
                 params = {"format": "png", "optimizeForSpeed": True}
