@@ -24,7 +24,7 @@ import trio
 from fixtures_site import running_fixtures
 
 from . import _workers
-from ._procs import group_pss_bytes, pgid_of_marker
+from ._procs import group_pss_bytes, kill_groups_mentioning, pgid_of_marker
 from ._stats import percentile
 from ._workers import Worker
 
@@ -202,6 +202,9 @@ async def run(root: Path) -> Result:
             with trio.CancelScope(shield=True):
                 for worker in workers.values():
                     await worker.stop()
+                left = kill_groups_mentioning(str(root))
+                if left:
+                    print(f"killed {len(left)} process groups the workers left behind", flush=True)
     return results
 
 

@@ -4,7 +4,9 @@ headless shell it says about 450 MB where PSS says about 75 MB.)"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 from pathlib import Path
 
 
@@ -56,3 +58,24 @@ def pgid_of_marker(marker: str) -> int | None:
         except OSError:
             continue
     return None
+
+
+def kill_groups_mentioning(needle: str) -> list[int]:
+    """SIGKILL the process group of every live process whose command line contains `needle`
+    (the benchmark's own tmp root: only what this run started); return the groups."""
+    groups = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            if needle.encode() not in Path(f"/proc/{entry}/cmdline").read_bytes():
+                continue
+        except OSError:
+            continue
+        fields = _stat_fields(entry)
+        if fields and fields[0] != "Z":
+            groups.add(int(fields[2]))
+    for pgid in groups:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+    return sorted(groups)

@@ -10,6 +10,7 @@ what this leaves out. `python -m bench._worker_raw STATE_DIR`, commands as `_wor
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import json
 import os
@@ -102,9 +103,12 @@ async def _drain(stream: trio.abc.ReceiveStream) -> None:
 
 
 async def close(browser: RawBrowser) -> None:
-    await browser.socket.__aexit__(None, None, None)
-    os.killpg(browser.process.pid, signal.SIGKILL)
+    """Kill the group first (the floor has no death link), then drop the socket."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(browser.process.pid, signal.SIGKILL)
     await browser.process.wait()
+    with contextlib.suppress(Exception):  # the peer is gone: the close handshake cannot finish
+        await browser.socket.__aexit__(None, None, None)
 
 
 class RawWorker:
