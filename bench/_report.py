@@ -59,8 +59,8 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
         if name != "playwright"
     }
     bad = {k: v for k, v in errors.items() if v}
-    measured = bool(errors) and all(v is not None for v in errors.values())
-    rows.append(("50 conversations, 0 errors (ours)", str(errors), not bad if measured else None))
+    ran = bool(errors) and all(v is not None for v in errors.values())
+    rows.append(("50 conversations, 0 errors (ours)", str(errors), not bad if ran else None))
     kill = results.get("kill_session", {}).get("api")
     if kill:
         met = kill["p99"] <= 150 and kill["survivors"] == 0
