@@ -28,7 +28,17 @@ lint: setup
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: setup
+# The benchmark's own environment: Playwright for Python, to compare against. It drives our
+# Chrome binary (executable_path); no browser is ever downloaded.
+BENCH_VENV := bench/.venv
+PLAYWRIGHT := playwright==1.65.*
+
+$(BENCH_VENV)/.installed:
+	python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet '$(PLAYWRIGHT)'
+	touch $@
+
+bench: setup $(BENCH_VENV)/.installed
 	$(BIN)/python -m bench
 
 clean:

@@ -8,7 +8,8 @@ circle, type-only imports included (tests/browser_tool/test_layers.py reads this
 
     cli          cli/
     server       server/
-    manager      _manager _calls _lifecycle _clock _conversation _shared_source _sources _reports
+    manager      _manager _calls _lifecycle _clock _conversation _sources _pool _shared_source
+                 _reports
     tools        tools/
     browser      browser/
     cdp          cdp/
@@ -19,8 +20,8 @@ circle, type-only imports included (tests/browser_tool/test_layers.py reads this
   /metrics, OpenAPI: thin doors over the manager.
 - manager: conversations: their state machine (`_conversation`), the steps between states
   (`_lifecycle`), one call in its turn (`_calls`), the idle/lifetime clock (`_clock`), where
-  browsers come from (`_sources`; shared Chromes: `_shared_source`), and the public API
-  (`_manager`).
+  browsers come from (`_sources`; the pre-warmed pool: `_pool`; shared Chromes:
+  `_shared_source`), and the public API (`_manager`).
 - tools: the registry and one module per tool; a tool sees only its `ToolContext`.
 - browser: one browser for one conversation: its page, console buffer, dialogs, popups, crashes.
 - cdp: the CDP client: transport, connection, sessions, events, protocol types.
@@ -36,6 +37,7 @@ from ._errors import (
     CdpCommandError,
     CdpConnectionError,
     CdpError,
+    CdpTargetCrashedError,
     CdpTimeoutError,
     ClientGone,
     DoorError,
@@ -51,6 +53,7 @@ from ._errors import (
     ToolError,
 )
 from ._manager import BrowserSessionManager, open_session_manager
+from ._pool import PoolSource
 from ._reports import CleanupReport, SessionInfo
 from ._settings import Settings
 from ._sources import BrowserSource, LaunchSource, SourceFactory
@@ -85,6 +88,7 @@ __all__ = [
     "CdpResult",
     "CdpSession",
     "CdpStatistics",
+    "CdpTargetCrashedError",
     "CdpTimeoutError",
     "CleanupReport",
     "ClientGone",
@@ -99,6 +103,7 @@ __all__ = [
     "ListenError",
     "ListenPolicyError",
     "NoConversationError",
+    "PoolSource",
     "ResultParseError",
     "ServiceError",
     "SessionClosedError",

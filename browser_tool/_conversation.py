@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 import trio
@@ -79,7 +81,7 @@ class Conversation:
     # the call that starts its successor.
     lost_because: str | None = None
     turn: trio.Lock = field(default_factory=trio.Lock)
-    _changed: trio.Event = field(default_factory=trio.Event)
+    _changed: trio.Event | None = None  # made only when someone waits (moves are per call)
 
     def move(self, to: ConversationState) -> None:
         """Change state; raises IllegalTransition (a bug) if the table forbids it."""
@@ -88,12 +90,15 @@ class Conversation:
                 f"conversation {self.conversation_id!r}: {self.state.value} -> {to.value}"
             )
         self.state = to
-        self._changed.set()
-        self._changed = trio.Event()
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
 
     async def wait_until_settled(self) -> None:
         """Wait while the browser is being closed (a call that arrives then gets a new one)."""
         while self.state is ConversationState.CLOSING:
+            if self._changed is None:
+                self._changed = trio.Event()
             await self._changed.wait()
 
     @property
@@ -128,3 +133,18 @@ class Conversation:
             forget_at = self.last_active + max_lifetime
             return ("forget", now) if forget_at <= now else (None, forget_at)
         return None, math.inf
+
+
+@asynccontextmanager
+async def take_turn(conv: Conversation) -> AsyncIterator[None]:
+    """Hold the conversation's turn (FIFO). A free turn is taken without the scheduling pass
+    `trio.Lock` makes even when nobody waits: one pass less on every call. (When it is free
+    nobody waits for it: trio hands a released lock straight to the next waiter.)"""
+    if conv.turn.locked():
+        await conv.turn.acquire()
+    else:
+        conv.turn.acquire_nowait()
+    try:
+        yield
+    finally:
+        conv.turn.release()

@@ -5,6 +5,7 @@
     │   └── UnknownToolError            no tool of that name (tools/_registry.py: it lists them)
     ├── CdpError                        talking to Chrome failed
     │   ├── CdpConnectionError          could not connect, or the socket closed (`reason`)
+    │   │   └── CdpTargetCrashedError   the session's renderer crashed: its commands get no answer
     │   ├── CdpCommandError             Chrome answered a command with an error (`method`, `code`)
     │   ├── CdpTimeoutError             no answer within the command's timeout (`method`, `timeout`)
     │   └── ResultParseError            a result pycdp_old cannot type; the raw dict is used instead
@@ -51,6 +52,11 @@ class CdpConnectionError(CdpError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(f"CDP connection closed: {reason}")
+
+
+class CdpTargetCrashedError(CdpConnectionError):
+    """The target of a session crashed (Inspector.targetCrashed): the commands it had pending
+    fail with this at once, since no answer will come."""
 
 
 class CdpCommandError(CdpError):

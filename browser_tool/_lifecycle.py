@@ -50,18 +50,32 @@ class Lifecycle:
         self._nursery = nursery
         self._source = source_factory(settings, instance_id, nursery, self._on_closed)
         self._changed = trio.Event()
+        self._clock_wakes_at = math.inf
 
     # ---- who waits on what ----------------------------------------------------------------
 
     def poke(self) -> None:
-        """Deadlines moved, or a call started or ended: wake the clock and the shutdown."""
+        """Deadlines moved, or a call ended: wake the clock and the shutdown."""
         self._changed.set()
+        self._changed = trio.Event()
 
     async def wait_for_change(self, until: float = math.inf) -> None:
-        """Sleep until the next `poke` or until trio time `until`, whichever comes first."""
-        self._changed = trio.Event()
+        """Sleep until the next `poke` or until trio time `until`, whichever comes first. The
+        clock says when it wakes anyway (`until`), so a call that ends with a later deadline
+        need not wake it."""
+        changed = self._changed
+        self._clock_wakes_at = min(self._clock_wakes_at, until)
         with trio.move_on_at(until):
-            await self._changed.wait()
+            await changed.wait()
+        self._clock_wakes_at = math.inf
+
+    def _deadline_moved(self, conv: Conversation) -> None:
+        # Poking on every call woke the clock twice per call, and it then walked every
+        # conversation: only a deadline sooner than the clock's wake-up (or a shutdown waiting
+        # for the calls to end) needs it.
+        _, at = conv.due(trio.current_time(), self.settings.max_lifetime)
+        if self.closing or at < self._clock_wakes_at:
+            self.poke()
 
     def conversation(self, conversation_id: str) -> Conversation:
         """The record of `conversation_id`, made on first use."""
@@ -76,10 +90,10 @@ class Lifecycle:
     # ---- calls ----------------------------------------------------------------------------
 
     def begin_call(self, conv: Conversation, scope: trio.CancelScope) -> ActiveCall:
-        """NO_BROWSER or READY -> IN_CALL. The caller holds the conversation's turn."""
+        """NO_BROWSER or READY -> IN_CALL. The caller holds the conversation's turn. (The clock
+        needs no wake-up: a conversation in a call is never due.)"""
         conv.move(S.IN_CALL)
         conv.call = ActiveCall(scope)
-        self.poke()
         return conv.call
 
     def end_call(self, conv: Conversation, *, counted: bool = True) -> None:
@@ -91,7 +105,7 @@ class Lifecycle:
         if conv.state is S.IN_CALL:
             conv.move(S.READY if conv.browser is not None else S.NO_BROWSER)
             self.expire(conv, "lifetime")
-        self.poke()
+        self._deadline_moved(conv)
 
     def take_note(self, call: ActiveCall, conv: Conversation) -> str | None:
         """Why the browser this call started is new, said once."""
@@ -208,6 +222,14 @@ class Lifecycle:
             duration_s=trio.current_time() - started,
             errors=tuple(errors),
         )
+
+    def standby(self) -> list[BrowserSession]:
+        """Browsers the source keeps for no conversation yet (a pool's)."""
+        return self._source.standby()
+
+    async def close_source(self) -> None:
+        """Shutdown: the source ends what it keeps for no conversation. Never raises."""
+        await self._source.aclose()
 
     def stop_calls(self, reason: str) -> None:
         """Stop every call in flight now (a second shutdown signal)."""

@@ -26,12 +26,13 @@ from orphan_reaper import ReapReport, reap_orphans
 
 from ._calls import run_call
 from ._clock import run_clock
-from ._conversation import ConversationState
+from ._conversation import ConversationState, take_turn
 from ._conversation_ids import validate_conversation_id
 from ._errors import InvalidInputError, SessionClosedError, ToolError
 from ._lifecycle import Lifecycle
 from ._metrics import Metrics
-from ._reports import CleanupReport, SessionInfo
+from ._pool import PoolSource
+from ._reports import POOLED, CleanupReport, SessionInfo
 from ._settings import Settings
 from ._shared_source import shared_source
 from ._sources import LaunchSource, SourceFactory
@@ -56,8 +57,10 @@ class BrowserSessionManager:
         self.instance_id = lock.instance_id
         self.metrics = Metrics()
         if source_factory is None:
-            shared = settings.isolation == "context"
-            source_factory = shared_source(self.metrics) if shared else LaunchSource
+            if settings.isolation == "context":
+                source_factory = shared_source(self.metrics)
+            else:
+                source_factory = PoolSource if settings.pool_size > 0 else LaunchSource
         self.working_dir = Path.cwd()
         self.startup_reap: ReapReport | None = None
         self._lifecycle = Lifecycle(
@@ -85,7 +88,7 @@ class BrowserSessionManager:
             return self._count(name, ToolOutput.error("The service is shutting down."), started)
         conv = self._lifecycle.conversation(conversation_id)
         try:
-            async with conv.turn:
+            async with take_turn(conv):
                 output = await run_call(
                     self._lifecycle, conv, tool, args, timeout, self.working_dir
                 )
@@ -183,6 +186,20 @@ class BrowserSessionManager:
                     shared=isinstance(browser, ContextSession),
                 )
             )
+        for browser in self._lifecycle.standby():  # launched ahead, for no conversation yet
+            infos.append(
+                SessionInfo(
+                    conversation_id=browser.conversation_id,
+                    pid=browser.pid,
+                    state=POOLED,
+                    age_s=now - browser.started_at,
+                    idle_s=0.0,
+                    idle_left_s=0.0,
+                    calls=0,
+                    last_error=None,
+                    rss_bytes=group_rss_bytes(browser.pid),
+                )
+            )
         return infos
 
     def conversation_state(self, conversation_id: str) -> ConversationState | None:
@@ -221,6 +238,7 @@ class BrowserSessionManager:
                     await lifecycle.wait_for_change()
             with trio.move_on_after(self.settings.shutdown_timeout):
                 async with trio.open_nursery() as nursery:
+                    nursery.start_soon(lifecycle.close_source)
                     for conversation_id in list(lifecycle.conversations):
                         nursery.start_soon(lifecycle.delete, conversation_id, "shutdown")
 
@@ -240,7 +258,7 @@ async def open_session_manager(
     manager; on exit close every session (see `BrowserSessionManager.aclose`) and release the
     lock. Raises InstanceLockError if the state dir cannot be used. `source_factory` chooses
     where browsers come from (tests put a stand-in there); by default `settings.isolation`
-    does."""
+    does, and in process mode a pool when `settings.pool_size` > 0."""
     settings = settings or Settings.from_env(environ)
     layout = StateLayout(settings.state_dir).create()
     lock = InstanceLock.acquire(layout)

@@ -8,8 +8,10 @@ from typing import Any
 from chrome_launcher import ChromeState, KillReport
 
 # The values of SessionInfo.state: the browser's own state; "starting" also for a
-# conversation whose call is launching its first browser.
-SESSION_STATES = tuple(state.value for state in ChromeState)
+# conversation whose call is launching its first browser; "pooled" for a browser launched
+# ahead that no conversation has yet (its conversation_id is its pool slot's name).
+POOLED = "pooled"
+SESSION_STATES = (*(state.value for state in ChromeState), POOLED)
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,7 @@ class Settings:
     shared_browser_linger: float = 60.0  # SHARED_BROWSER_LINGER: an empty shared Chrome's life
     js_heap_mb: int = 0  # JS_HEAP_MB: cap on each page's JavaScript heap in MiB; 0: V8's own
     max_popups: int = 10  # MAX_POPUPS: popups named one by one in a result; more are counted
+    pool_size: int = 0  # POOL_SIZE: Chromes launched ahead for new conversations' first calls
 
     def __post_init__(self) -> None:
         for name in ("dialog_alert", "dialog_beforeunload", "dialog_confirm", "dialog_prompt"):
@@ -74,6 +75,8 @@ class Settings:
                 raise InvalidInputError(env_name(name), "must be 'accept' or 'dismiss'")
         if not 1 <= self.viewport_width <= 10000 or not 1 <= self.viewport_height <= 10000:
             raise InvalidInputError("BROWSER_TOOL_VIEWPORT_*", "must be integers from 1 to 10000")
+        if not 0 <= self.pool_size <= 64:
+            raise InvalidInputError(env_name("pool_size"), "must be an integer from 0 to 64")
         for name in ("idle_timeout", "max_lifetime"):
             if not getattr(self, name) > 0:
                 raise InvalidInputError(env_name(name), "must be a duration greater than 0")

@@ -133,6 +133,16 @@ class SharedSource:
     async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
         return await browser.aclose(reason)
 
+    def standby(self) -> list[BrowserSession]:
+        return []  # spare contexts hold no Chrome of their own; shared Chromes are listed apart
+
+    async def aclose(self) -> None:
+        """Close every shared Chrome now, lingering ones included (their contexts are gone)."""
+        for host in list(self._hosts):
+            self._forget(host)
+            if host.browser is not None:
+                await host.browser.aclose("shutdown")
+
     # ---- choosing and starting Chromes ----------------------------------------------------
 
     def _choose(self) -> _Host:

@@ -36,6 +36,14 @@ class BrowserSource(Protocol):
         shutdown, crash). Returns the kill ladder's report; never raises."""
         ...
 
+    def standby(self) -> list[BrowserSession]:
+        """Browsers running for no conversation yet (a pool's), for the inventory and /metrics."""
+        ...
+
+    async def aclose(self) -> None:
+        """The manager is closing: end whatever runs for no conversation. Never raises."""
+        ...
+
 
 # Builds a source for one manager: (settings, instance id, the manager's nursery, the callback
 # a source calls once a browser it gave out is gone, whatever the reason).
@@ -73,3 +81,9 @@ class LaunchSource:
 
     async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
         return await browser.aclose(reason)
+
+    def standby(self) -> list[BrowserSession]:
+        return []
+
+    async def aclose(self) -> None:
+        pass

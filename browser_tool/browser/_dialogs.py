@@ -29,8 +29,10 @@ async def answer_dialog(
     params: dict[str, Any] = {"accept": accept}
     if accept and kind == "prompt":
         params["promptText"] = str(p.get("defaultPrompt", ""))
-    await session.send("Page.handleJavaScriptDialog", params, timeout=timeout)
+    # Recorded before the answer goes out: the script the dialog blocks, and the call that
+    # waits for it, may finish before our command's own answer arrives.
     verdict = "accepted" if accept else "dismissed"
     console.add("dialog", f"{kind}: {message} ({verdict})", str(p.get("url", "")))
     shown = message if len(message) <= _SHOWN_CHARS else message[:_SHOWN_CHARS] + "..."
     notes.add("dialog", f"A JavaScript {kind} dialog appeared ({shown!r}) and was {verdict}.")
+    await session.send("Page.handleJavaScriptDialog", params, timeout=timeout)

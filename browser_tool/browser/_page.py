@@ -118,22 +118,32 @@ class Page:
         with shield, trio.move_on_after(_CLEANUP_GRACE), contextlib.suppress(CdpError):
             await self.session.send(method)
 
+    def download_behavior(self) -> dict[str, Any]:
+        """Browser.setDownloadBehavior's params: downloads go to `downloads_dir`."""
+        path = str(self.downloads_dir)
+        return {
+            "behavior": "allowAndName",
+            "downloadPath": path,
+            "eventsEnabled": True,
+            **self.in_context,
+        }
+
     def take_notes(self) -> list[str]:
         return self.notes.take()
 
     async def setup(self) -> None:
         """Find (or create) the page target, attach, and enable what the tools need."""
         try:
-            await self.conn.send(
-                "Browser.setDownloadBehavior",
-                {
-                    "behavior": "allowAndName",
-                    "downloadPath": str(self.downloads_dir),
-                    "eventsEnabled": True,
-                    **self.in_context,
-                },
+            # Sent at once, as are the page's own commands below: Chrome answers them while it
+            # starts the tab's renderer, instead of one round trip after the other.
+            _, targets, _ = await self.conn.send_batch(
+                [
+                    ("Browser.setDownloadBehavior", self.download_behavior()),
+                    ("Target.getTargets", None),
+                    ("Target.setDiscoverTargets", {"discover": True}),
+                ],
+                timeout=_COMMAND_TIMEOUT,
             )
-            targets = await self.conn.send("Target.getTargets")
             pages = [t for t in targets.get("targetInfos", []) if t.get("type") == "page"]
             if pages and not self.in_context:
                 self.target_id = pages[0]["targetId"]
@@ -141,7 +151,6 @@ class Page:
                 tab = {"url": "about:blank", **self.in_context}
                 created = await self.conn.send("Target.createTarget", tab)
                 self.target_id = created["targetId"]
-            await self.conn.send("Target.setDiscoverTargets", {"discover": True})
             await self._attach(self.target_id)
         finally:
             self._settling = False
@@ -152,13 +161,15 @@ class Page:
         self.cdp, self.target_id = cdp, target_id
         self.crashed = trio.Event()
         self.navigating_to = None
-        for method, params in (
-            ("Page.enable", {}),
-            ("Runtime.enable", {}),
-            ("Log.enable", {}),
-            ("Page.setLifecycleEventsEnabled", {"enabled": True}),
-        ):
-            await cdp.send(method, params, timeout=_COMMAND_TIMEOUT)
+        await cdp.send_batch(
+            [
+                ("Page.enable", None),
+                ("Runtime.enable", None),
+                ("Log.enable", None),
+                ("Page.setLifecycleEventsEnabled", {"enabled": True}),
+            ],
+            timeout=_COMMAND_TIMEOUT,
+        )
         await self.workers.attach_page(cdp)
         await self.apply_viewport(*self.viewport)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import trio
 
@@ -109,20 +110,7 @@ async def run_browser_session(
     Before `started`, raises BrowserLaunchError (Chrome or the connection failed to come up);
     nothing is left behind in that case either.
     """
-    options = LaunchOptions(
-        state_dir=settings.state_dir,
-        instance_id=instance_id,
-        session_dir=dirs.root,
-        chrome_path=settings.chrome_path,
-        launch_timeout=settings.launch_timeout,
-        death_link=settings.death_link,
-        window_size=(settings.viewport_width, settings.viewport_height),
-        sandbox=settings.sandbox,
-        extra_args=js_heap_args(settings.js_heap_mb),
-        kill_timing=KillTiming(
-            polite_timeout=settings.polite_close_timeout, term_grace=settings.kill_grace
-        ),
-    )
+    options = launch_options(settings, dirs.root, instance_id)
     async with trio.open_nursery() as nursery:
         try:
             chrome = await _launch_chrome(options, nursery)
@@ -136,8 +124,7 @@ async def run_browser_session(
                 try:
                     with trio.fail_after(settings.launch_timeout):
                         # Chromium's handshake can stall ~160 ms after printing its URL:
-                        # "ready" means an answered command, not an announced port.
-                        await conn.send("Browser.getVersion")
+                        # "ready" means answered commands (the set-up's), not an announced port.
                         await nursery.start(page.run_pump)
                         await nursery.start(page.workers.run)
                         await page.setup()
@@ -148,7 +135,7 @@ async def run_browser_session(
                 session = BrowserSession(conversation_id, chrome, conn, page)
                 task_status.started(session)
                 await session.wait_for_end()
-                polite = None if chrome.exited or conn.closed else _polite_close(conn)
+                polite = None if chrome.exited or conn.closed else polite_close(conn)
                 session.report = await chrome.aclose(polite=polite)
         finally:
             report = await chrome.aclose()
@@ -158,12 +145,30 @@ async def run_browser_session(
             nursery.cancel_scope.cancel()
 
 
+def launch_options(settings: Settings, session_dir: Path, instance_id: str) -> LaunchOptions:
+    """The launch options of a Chrome of ours (a conversation's own, a pooled or a shared one)."""
+    return LaunchOptions(
+        state_dir=settings.state_dir,
+        instance_id=instance_id,
+        session_dir=session_dir,
+        chrome_path=settings.chrome_path,
+        launch_timeout=settings.launch_timeout,
+        death_link=settings.death_link,
+        window_size=(settings.viewport_width, settings.viewport_height),
+        sandbox=settings.sandbox,
+        extra_args=js_heap_args(settings.js_heap_mb),
+        kill_timing=KillTiming(
+            polite_timeout=settings.polite_close_timeout, term_grace=settings.kill_grace
+        ),
+    )
+
+
 def js_heap_args(megabytes: int) -> tuple[str, ...]:
     """Chrome's switch capping each page's JavaScript heap (none for 0: V8's default)."""
     return (f"--js-flags=--max-old-space-size={megabytes}",) if megabytes else ()
 
 
-def _polite_close(conn: CdpConnection) -> Callable[[], Awaitable[object]]:
+def polite_close(conn: CdpConnection) -> Callable[[], Awaitable[object]]:
     async def close() -> object:
         return await conn.send("Browser.close")
 

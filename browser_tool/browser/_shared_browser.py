@@ -10,7 +10,6 @@ knows nothing of conversations: its `nursery` runs their context sessions (see
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
@@ -19,9 +18,7 @@ from chrome_launcher import (
     ChromeProcess,
     ChromeState,
     KillReport,
-    KillTiming,
     LaunchError,
-    LaunchOptions,
     launch_chrome,
 )
 
@@ -30,6 +27,7 @@ from .._settings import Settings
 from .._tasks import first_of
 from ..cdp import CdpConnection, open_cdp_connection
 from ._dirs import SessionDirs
+from ._session import launch_options, polite_close
 
 log = logging.getLogger("browser_tool.shared")
 
@@ -132,7 +130,7 @@ async def run_shared_browser(
         async with trio.open_nursery() as nursery:
             try:
                 dirs.create(instance_id)
-                chrome = await launch_chrome(_launch_options(settings, root, instance_id), nursery)
+                chrome = await launch_chrome(launch_options(settings, root, instance_id), nursery)
             except (LaunchError, OSError) as exc:
                 raise BrowserLaunchError(f"Could not start the shared browser: {exc}") from exc
             shared: SharedBrowser | None = None
@@ -148,7 +146,7 @@ async def run_shared_browser(
                     shared = SharedBrowser(chrome, conn, nursery, settings, dirs)
                     task_status.started(shared)
                     await shared._wait_for_end()
-                    polite = None if chrome.exited or conn.closed else _polite_close(conn)
+                    polite = None if chrome.exited or conn.closed else polite_close(conn)
                     shared.report = await chrome.aclose(polite=polite)
             finally:
                 report = await chrome.aclose()
@@ -159,27 +157,3 @@ async def run_shared_browser(
     finally:
         if error := await dirs.remove():
             log.warning("shared browser: %s", error)
-
-
-def _launch_options(settings: Settings, root: Path, instance_id: str) -> LaunchOptions:
-    # The options of a conversation's own Chrome (see _session.run_browser_session).
-    return LaunchOptions(
-        state_dir=settings.state_dir,
-        instance_id=instance_id,
-        session_dir=root,
-        chrome_path=settings.chrome_path,
-        launch_timeout=settings.launch_timeout,
-        death_link=settings.death_link,
-        window_size=(settings.viewport_width, settings.viewport_height),
-        sandbox=settings.sandbox,
-        kill_timing=KillTiming(
-            polite_timeout=settings.polite_close_timeout, term_grace=settings.kill_grace
-        ),
-    )
-
-
-def _polite_close(conn: CdpConnection) -> Callable[[], Awaitable[object]]:
-    async def close() -> object:
-        return await conn.send("Browser.close")
-
-    return close

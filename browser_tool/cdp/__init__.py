@@ -4,8 +4,10 @@ correlated by id, sessions demultiplexed by `sessionId`, events routed to bounde
 Imports nothing of browser_tool but the foundation modules (`_errors`).
 """
 
-from ._connection import CdpConnection, CdpResult, CdpSession, open_cdp_connection
+from ._commands import CdpResult
+from ._connection import CdpConnection, CdpSession
 from ._events import CdpEvent
+from ._open import open_cdp_connection
 from ._statistics import CdpStatistics
 
 __all__ = [

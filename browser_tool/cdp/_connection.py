@@ -3,9 +3,9 @@
 Shape (STYLE.md §9), and why:
 - One reader task hands every incoming message to `Inbound.dispatch`, which cannot block or
   raise; only a closed socket ends it.
-- One writer task owns the socket's send side. A caller cancelled in the middle of a write
-  would leave half a frame on the wire and corrupt the stream for every session; queueing to
-  a writer means no caller's timeout or cancellation ever interrupts a write.
+- A caller writes its command without blocking (`send_nowait`); a rest the socket did not take
+  is finished by the writer task. So no caller's cancellation ever cuts a frame in half (which
+  would corrupt the stream for every session), and a command costs no task switch.
 - One table of pending commands (id -> slot). The caller that adds an entry removes it in
   `finally`, so cancellation leaks nothing; when the socket closes or either task ends, every
   slot fails at once, so no call waits for an answer that cannot come.
@@ -15,24 +15,22 @@ from __future__ import annotations
 
 import enum
 import itertools
-import json
 import logging
 import math
-from collections.abc import AsyncIterator, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import trio
 
-from .._duration import format_duration
-from .._errors import CdpCommandError, CdpConnectionError, CdpTimeoutError, InvalidInputError
-from .._tasks import raise_sole
+from .._errors import CdpCommandError, CdpConnectionError, CdpError, InvalidInputError
+from ._commands import CdpResult, PendingCommand, command_outcome, encode_command
 from ._events import ANY_SESSION, CdpEvent
-from ._inbound import INTERNAL_ERROR, Inbound, PendingCommand
+from ._inbound import INTERNAL_ERROR, Inbound
 from ._protocol import CdpCommand, ResultParseError, command_request, parse_command_result
 from ._statistics import CdpStatistics
-from ._transport import CdpTransport, open_websocket_transport
+from ._transport import CdpTransport
 
 T = TypeVar("T")
 
@@ -46,14 +44,6 @@ class _State(enum.Enum):
     CLOSED = "closed"
 
 
-@dataclass(frozen=True)
-class CdpResult(Generic[T]):
-    """A command's result: `raw` always; `value` typed by pycdp_old, None if it did not parse."""
-
-    raw: dict[str, Any]
-    value: T | None
-
-
 class CdpConnection:
     """A live CDP connection. Built only by `open_cdp_connection`."""
 
@@ -65,11 +55,11 @@ class CdpConnection:
         self._ids = itertools.count(1)
         self._inbound = Inbound()
         self._results_logged: set[str] = set()
-        self._outbox, self._outbox_reader = trio.open_memory_channel[str](math.inf)
         # Shielded: the reader and writer stop when the connection closes (`_fail_all`), not
         # when an outer scope is cancelled, so they never add a Cancelled to the nursery's
         # group; the owner's cancellation reaches them through `aclose()` in its `finally`.
         self._task_scope = trio.CancelScope(shield=True)
+        self._tasks_done = trio.Event()
 
     @property
     def closed(self) -> bool:
@@ -102,37 +92,76 @@ class CdpConnection:
         for params that are not JSON or a negative timeout. On cancellation the command is
         forgotten: nothing leaks, and its late answer is counted and dropped.
         """
-        if timeout is not None and not timeout >= 0:
-            raise InvalidInputError("timeout", "must be None or a number >= 0", timeout)
-        self._check_open()
+        self._check_send(timeout)
         command_id = next(self._ids)
-        message: dict[str, Any] = {"id": command_id, "method": method, "params": dict(params or {})}
-        if session_id is not None:
-            message["sessionId"] = session_id
-        try:
-            text = json.dumps(message, allow_nan=False, separators=(",", ":"))
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError("params", f"must be JSON-serialisable ({exc})", params) from exc
+        text = encode_command(command_id, method, params, session_id)
         slot = PendingCommand(method, session_id)
-        pending, counters = self._inbound.pending, self._inbound.counters
+        pending = self._inbound.pending
         pending[command_id] = slot
         try:
-            self._outbox.send_nowait(text)
-            counters.commands_sent += 1
-            with trio.move_on_after(math.inf if timeout is None else timeout):
+            self._write(text)
+            if timeout is None:
                 await slot.done.wait()
+            else:
+                with trio.move_on_after(timeout):
+                    await slot.done.wait()
         finally:
             del pending[command_id]
-        if not slot.done.is_set():
-            counters.commands_timed_out += 1
-            limit = math.inf if timeout is None else timeout
-            raise CdpTimeoutError(method, limit, format_duration(limit))
-        if slot.error is not None:
-            counters.commands_failed += 1
-            raise slot.error
-        counters.commands_ok += 1
-        assert slot.result is not None
-        return slot.result
+        return command_outcome(slot, timeout, self._inbound.counters)
+
+    async def send_batch(
+        self,
+        commands: Sequence[tuple[str, Mapping[str, Any] | None]],
+        *,
+        session_id: str | None = None,
+        timeout: float | None = None,
+    ) -> list[dict[str, Any]]:
+        """Send every (method, params) of `commands` at once, without waiting for answers in
+        between (Chrome works on them meanwhile), and return their results in order.
+
+        Raises as `send` for the first command (in order) that failed, once every answer came
+        or `timeout` passed; sends nothing when one is invalid. Cancels as `send`."""
+        self._check_send(timeout)
+        encoded = [(next(self._ids), method, params) for method, params in commands]
+        texts = [encode_command(cid, method, params, session_id) for cid, method, params in encoded]
+        pending = self._inbound.pending
+        slots: list[tuple[int, PendingCommand]] = []
+        try:
+            for (command_id, method, _), text in zip(encoded, texts, strict=True):
+                slot = PendingCommand(method, session_id)
+                pending[command_id] = slot
+                slots.append((command_id, slot))
+                self._write(text)
+            with trio.move_on_after(math.inf if timeout is None else timeout):
+                for _, slot in slots:
+                    await slot.done.wait()
+        finally:
+            for command_id, _ in slots:
+                del pending[command_id]
+        errors: list[CdpError] = []
+        results: list[dict[str, Any]] = []
+        for _, slot in slots:
+            try:
+                results.append(command_outcome(slot, timeout, self._inbound.counters))
+            except CdpError as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+        return results
+
+    def _check_send(self, timeout: float | None) -> None:
+        if timeout is not None and not timeout >= 0:
+            raise InvalidInputError("timeout", "must be None or a number >= 0", timeout)
+        if self._state is _State.CLOSED:
+            raise CdpConnectionError(self._close_reason or "closed")
+
+    def _write(self, text: str) -> None:
+        try:
+            self._transport.send_nowait(text)
+        except CdpConnectionError as exc:
+            self._fail_all(exc.reason)
+            raise
+        self._inbound.counters.commands_sent += 1
 
     async def execute(
         self, cmd: CdpCommand[T], *, session_id: str | None = None, timeout: float | None = None
@@ -193,46 +222,42 @@ class CdpConnection:
         closes, politely within the close timeout, or at once if the caller is cancelled.
         Idempotent; never raises."""
         self._fail_all("the connection was closed by its owner")
+        # The reader must be gone before the transport reads the peer's close frame itself;
+        # cancelled, it leaves at its next checkpoint, so this wait is short.
+        with trio.CancelScope(shield=True):
+            await self._tasks_done.wait()
         await self._transport.aclose()
-
-    def _check_open(self) -> None:
-        if self._state is _State.CLOSED:
-            raise CdpConnectionError(self._close_reason or "closed")
 
     def _fail_all(self, reason: str) -> None:
         if self._state is _State.CLOSED:
             return
         self._state, self._close_reason = _State.CLOSED, reason
         failed = self._inbound.fail_all(reason)
-        self._outbox.close()
         self._task_scope.cancel()
         self._closed.set()
         _log.info("CDP connection closed: %s (%d pending commands failed)", reason, failed)
 
-    async def _run(self) -> None:
-        with self._task_scope:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._read_loop)
-                nursery.start_soon(self._write_loop)
+    async def run(self) -> None:
+        """The reader and the writer, until the connection closes (open_cdp_connection's)."""
+        try:
+            with self._task_scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._guard, "reader", self._read_loop)
+                    nursery.start_soon(self._guard, "writer", self._transport.run_writer)
+        finally:
+            self._tasks_done.set()
 
     async def _read_loop(self) -> None:
+        while True:
+            self._inbound.dispatch(await self._transport.receive())
+
+    async def _guard(self, what: str, loop: Callable[[], Awaitable[None]]) -> None:
         try:
-            while True:
-                self._inbound.dispatch(await self._transport.receive())
+            await loop()
         except CdpConnectionError as exc:
             self._fail_all(exc.reason)
         except BaseException as exc:  # our task scope's Cancelled (already failed), or a bug
-            self._fail_all(f"the CDP reader stopped ({type(exc).__name__})")
-            raise
-
-    async def _write_loop(self) -> None:
-        try:
-            async for text in self._outbox_reader:
-                await self._transport.send(text)
-        except CdpConnectionError as exc:
-            self._fail_all(exc.reason)
-        except BaseException as exc:
-            self._fail_all(f"the CDP writer stopped ({type(exc).__name__})")
+            self._fail_all(f"the CDP {what} stopped ({type(exc).__name__})")
             raise
 
 
@@ -252,6 +277,17 @@ class CdpSession:
             method, params, session_id=self.session_id, timeout=timeout
         )
 
+    async def send_batch(
+        self,
+        commands: Sequence[tuple[str, Mapping[str, Any] | None]],
+        *,
+        timeout: float | None = None,
+    ) -> list[dict[str, Any]]:
+        """`CdpConnection.send_batch` on this session."""
+        return await self.connection.send_batch(
+            commands, session_id=self.session_id, timeout=timeout
+        )
+
     async def execute(self, cmd: CdpCommand[T], *, timeout: float | None = None) -> CdpResult[T]:
         """`CdpConnection.execute` on this session."""
         return await self.connection.execute(cmd, session_id=self.session_id, timeout=timeout)
@@ -261,40 +297,3 @@ class CdpSession:
     ) -> AbstractAsyncContextManager[trio.MemoryReceiveChannel[CdpEvent]]:
         """`CdpConnection.listen` on this session's events only."""
         return self.connection.listen(*methods, session_id=self.session_id, buffer=buffer)
-
-
-@asynccontextmanager
-async def open_cdp_connection(
-    url: str,
-    *,
-    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
-    connect_timeout: float = 10.0,
-    close_timeout: float = 2.0,
-) -> AsyncIterator[CdpConnection]:
-    """Connect to the DevTools WebSocket at `url`; yield a CdpConnection; close it on exit.
-
-    Raises InvalidInputError for a URL that is not ws://host[:port]/..., and CdpConnectionError
-    when the connection cannot be opened (refused, rejected, no handshake within
-    connect_timeout). On exit, whether normal, by error or by cancellation, the connection is
-    closed as by `aclose()` (a cancelled owner skips the polite close handshake and just
-    closes the socket), and what the body raised propagates as itself, never in a group.
-    """
-    transport_cm = open_websocket_transport(
-        url,
-        max_message_size=max_message_size,
-        connect_timeout=connect_timeout,
-        close_timeout=close_timeout,
-    )
-    async with transport_cm as transport:
-        # The body runs inside the nursery of the reader and writer, so trio's strict
-        # exception groups wrap what it raises in a group; callers see the exception itself.
-        try:
-            async with trio.open_nursery() as nursery:
-                connection = CdpConnection(transport)
-                nursery.start_soon(connection._run)
-                try:
-                    yield connection
-                finally:
-                    await connection.aclose()
-        except BaseExceptionGroup as group:
-            raise_sole(group)

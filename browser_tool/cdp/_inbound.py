@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
 from typing import Any
 
-import trio
-
-from .._errors import CdpCommandError, CdpConnectionError, CdpError
+from .._errors import CdpCommandError, CdpConnectionError, CdpError, CdpTargetCrashedError
+from ._commands import PendingCommand
 from ._events import CdpEvent, EventRouter
 from ._protocol import parse_event
 from ._statistics import CdpCounters
@@ -26,24 +24,6 @@ INTERNAL_ERROR = -32603  # JSON-RPC "internal error": for answers we cannot read
 # Answers to these carry a new session id. It is registered before the next message is read,
 # or the session's first events could arrive before the caller wakes up and be dropped.
 _ATTACH_METHODS = frozenset({"Target.attachToTarget", "Target.attachToBrowserTarget"})
-
-
-@dataclass(eq=False)
-class PendingCommand:
-    """A command waiting for its answer: `done` is set once `result` or `error` is."""
-
-    method: str
-    session_id: str | None
-    done: trio.Event = field(default_factory=trio.Event)
-    result: dict[str, Any] | None = None
-    error: CdpError | None = None
-
-    def settle(self, result: dict[str, Any] | None = None, error: CdpError | None = None) -> bool:
-        if self.done.is_set():
-            return False
-        self.result, self.error = result, error
-        self.done.set()
-        return True
 
 
 class Inbound:
@@ -65,9 +45,12 @@ class Inbound:
     def drop_session(self, session_id: str, reason: str) -> None:
         """Drop the session's later messages; fail its pending commands."""
         self.sessions.discard(session_id)
+        self._fail_session(session_id, CdpConnectionError(reason))
+
+    def _fail_session(self, session_id: str, error: CdpError) -> None:
         for slot in self.pending.values():
             if slot.session_id == session_id:
-                slot.settle(error=CdpConnectionError(reason))
+                slot.settle(error=error)
 
     def dispatch(self, data: str | bytes) -> None:
         try:
@@ -130,6 +113,11 @@ class Inbound:
             self.sessions.add(child)
         elif isinstance(child, str) and event.method == "Target.detachedFromTarget":
             self.drop_session(child, f"session {child!r} detached from its target")
+        elif event.method == "Inspector.targetCrashed" and event.session_id is not None:
+            # A crashed renderer answers nothing: its callers learn of it now, from the one
+            # place every answer passes, instead of each racing a crash watch of its own.
+            reason = f"the target of session {event.session_id!r} crashed"
+            self._fail_session(event.session_id, CdpTargetCrashedError(reason))
         delivered, dropped = self.router.publish(event)
         self.counters.events_delivered += delivered
         self.counters.events_dropped_overflow += dropped

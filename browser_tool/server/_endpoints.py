@@ -11,6 +11,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+import trio
+
 from .._conversation_ids import validate_conversation_id
 from .._errors import HttpError, InvalidInputError
 from ..tools import UnknownToolError, tool_definitions
@@ -52,7 +54,8 @@ Handler = Callable[[Request], Awaitable[Reply]]
 class Endpoints:
     """One method per operation of the route table."""
 
-    def __init__(self, parts: ServiceParts) -> None:
+    def __init__(self, parts: ServiceParts, nursery: trio.Nursery) -> None:
+        self._nursery = nursery  # long-lived: the disconnect watch of each tool call runs here
         self._manager = parts.manager
         self._settings = parts.settings
         self._shutdown = parts.shutdown
@@ -76,7 +79,9 @@ class Endpoints:
         note_if_moved(self._manager, conversation_id, header(req.scope, MOVED_HEADER))
         try:
             output = await while_connected(
-                req.receive, lambda: self._manager.call_tool(conversation_id, tool, tool_input)
+                self._nursery,
+                req.receive,
+                lambda: self._manager.call_tool(conversation_id, tool, tool_input),
             )
         except UnknownToolError as exc:
             raise HttpError(404, "unknown_tool", str(exc)) from None

@@ -12,6 +12,8 @@ from __future__ import annotations
 import hmac
 import logging
 
+import trio
+
 from .._errors import ClientGone, HttpError
 from ._endpoints import Endpoints, Request
 from ._routes import find_route
@@ -33,8 +35,9 @@ log = logging.getLogger("browser_tool.http")
 class HttpApp:
     """The ASGI callable. Counts every request in flight for the shutdown drain."""
 
-    def __init__(self, parts: ServiceParts, *, mcp: AsgiApp) -> None:
-        self._handlers = Endpoints(parts).handlers()
+    def __init__(self, parts: ServiceParts, nursery: trio.Nursery, *, mcp: AsgiApp) -> None:
+        """`nursery` outlives every request (the service's): request helpers run there."""
+        self._handlers = Endpoints(parts, nursery).handlers()
         self._inflight = parts.inflight
         self._shutdown = parts.shutdown
         self._mcp = mcp

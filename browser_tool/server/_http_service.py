@@ -58,7 +58,7 @@ async def run_http_service(
         async with trio.open_nursery() as nursery:
             mcp = McpHttpEndpoint(parts)
             await nursery.start(mcp.run)
-            app = HttpApp(parts, mcp=mcp.asgi)
+            app = HttpApp(parts, nursery, mcp=mcp.asgi)
             config = hypercorn_config(settings)
             try:
                 binds = await nursery.start(

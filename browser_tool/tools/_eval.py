@@ -8,8 +8,7 @@ from typing import Any
 import trio
 
 from .._duration import format_duration
-from .._errors import ToolError
-from .._tasks import first_of
+from .._errors import CdpError, CdpTargetCrashedError, ToolError
 from ..browser import exception_text
 from ._context import ToolContext
 from ._output import ToolOutput, spill_large_text
@@ -37,7 +36,7 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     session = await ctx.browser()
     page = session.page
     cdp = page.session
-    crashed = page.crashed
+    crash = page.crashed  # replaced once the page is reset: this one is the page we evaluate in
     params = {
         "expression": args["expression"],
         "returnByValue": True,
@@ -48,12 +47,19 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         "timeout": max(1, int((ctx.deadline - trio.current_time()) * 1000)),
     }
     result: dict[str, Any] = {}
-
-    async def run() -> None:
-        result.update(await cdp.send("Runtime.evaluate", params))
-
+    crashed = crash.is_set()
     with trio.move_on_at(ctx.deadline) as deadline:
-        outcome = await first_of(done=run, crashed=crashed.wait)
+        # No crash watch of our own (a task per call): a renderer crash fails the command at
+        # once (CdpTargetCrashedError); the crash event covers one just before it was sent.
+        try:
+            if not crashed:
+                result = await cdp.send("Runtime.evaluate", params)
+        except CdpTargetCrashedError:
+            crashed = True
+        except CdpError:
+            if not crash.is_set():
+                raise
+            crashed = True
     if deadline.cancelled_caught or _was_terminated(result):
         # Stop whatever still runs so the page stays usable for the next call.
         await page.send_best_effort("Runtime.terminateExecution")
@@ -68,14 +74,14 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             f"Timeout after {format_duration(ctx.timeout)} evaluating the expression; "
             "its execution was terminated and the page is still usable."
         )
-    if outcome == "crashed":
+    if crashed:
         raise page.crash_error()
     if "exceptionDetails" in result:
         raise ToolError(format_exception(result["exceptionDetails"]))
     text = format_value(result.get("result", {}))
-    text = spill_large_text(
-        text, ctx.dirs().outputs, label="eval", limit=ctx.settings.inline_text_limit
-    )
+    limit = ctx.settings.inline_text_limit
+    if len(text) * 4 > limit:  # could be over the limit in UTF-8: only then the dir is needed
+        text = spill_large_text(text, ctx.dirs().outputs, label="eval", limit=limit)
     return ToolOutput.ok(f"<javascript_result>{text}</javascript_result>")
 
 

@@ -35,7 +35,10 @@ async def screenshot(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     cdp = session.page.session
     selector = args.get("selector")
     with trio.move_on_at(ctx.deadline) as deadline:
-        params: dict[str, Any] = {"format": "png"}
+        # Chrome's fast PNG encoding: about 30% less time (107 -> 76 ms for a busy 1280x720
+        # page here, 48 -> 34 ms for a plain one) for about 40% more bytes; a model's image
+        # cost is by pixels, and the bytes stay far under the image byte limit.
+        params: dict[str, Any] = {"format": "png", "optimizeForSpeed": True}
         if selector:
             found = await cdp.send(
                 "Runtime.evaluate",

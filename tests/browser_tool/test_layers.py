@@ -24,7 +24,12 @@ def layer_map() -> list[tuple[str, list[str]]]:
     """(layer, [module or 'subpackage/']) from the docstring, top layer first."""
     doc = browser_tool.__doc__ or ""
     block = doc.split("Layers, top to bottom")[1].split("\n\n")[1]
-    rows = [line.split() for line in block.strip().splitlines()]
+    rows: list[list[str]] = []
+    for line in block.splitlines():
+        if line.startswith(" " * 5) and rows:  # a long row's continuation, indented further
+            rows[-1] += line.split()
+        elif line.strip():
+            rows.append(line.split())
     return [(row[0], row[1:]) for row in rows]
 
 

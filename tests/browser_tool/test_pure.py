@@ -118,6 +118,8 @@ def test_settings_from_env_reads_every_kind() -> None:
         ("BROWSER_TOOL_IDLE_TIMEOUT", "soon"),
         ("BROWSER_TOOL_VIEWPORT_WIDTH", "wide"),
         ("BROWSER_TOOL_DIALOG_ALERT", "ignore"),
+        ("BROWSER_TOOL_POOL_SIZE", "-1"),
+        ("BROWSER_TOOL_POOL_SIZE", "65"),
     ],
 )
 def test_bad_settings_name_the_variable(name: str, value: str) -> None:

@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 
 import trio
 
-from browser_tool import BrowserSession, LaunchSource, SessionDirs, Settings, SourceFactory
+from browser_tool import (
+    BrowserSession,
+    LaunchSource,
+    PoolSource,
+    SessionDirs,
+    Settings,
+    SourceFactory,
+)
 from chrome_launcher import KillReport
 
 
@@ -41,6 +48,12 @@ class RecordingSource:
         finally:
             record.done.set()
 
+    def standby(self) -> list[BrowserSession]:
+        return self.inner.standby()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
     async def wait_released(self, count: int = 1) -> Release:
         """The `count`-th release (1-based), once it was asked for."""
         while len(self.releases) < count:
@@ -58,6 +71,22 @@ def recording(into: list[RecordingSource]) -> SourceFactory:
         on_closed: Callable[[BrowserSession], None],
     ) -> RecordingSource:
         source = RecordingSource(LaunchSource(settings, instance_id, nursery, on_closed))
+        into.append(source)
+        return source
+
+    return build
+
+
+def pooling(into: list[PoolSource]) -> SourceFactory:
+    """A source factory that builds a PoolSource and appends it to `into` (to wait on it)."""
+
+    def build(
+        settings: Settings,
+        instance_id: str,
+        nursery: trio.Nursery,
+        on_closed: Callable[[BrowserSession], None],
+    ) -> PoolSource:
+        source = PoolSource(settings, instance_id, nursery, on_closed)
         into.append(source)
         return source
 

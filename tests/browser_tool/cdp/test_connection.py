@@ -27,8 +27,10 @@ from browser_tool._errors import (
     CdpTimeoutError,
     InvalidInputError,
 )
-from browser_tool.cdp._connection import CdpConnection, CdpResult, open_cdp_connection
+from browser_tool.cdp._commands import CdpResult
+from browser_tool.cdp._connection import CdpConnection
 from browser_tool.cdp._events import CdpEvent
+from browser_tool.cdp._open import open_cdp_connection
 from browser_tool.cdp._protocol import cdp
 from tests.support.fake_cdp_peer import FakeCdpPeer, open_fake_cdp_peer
 
@@ -115,6 +117,37 @@ async def test_error_answers_raise_command_errors() -> None:
         await round_trip(peer, conn)
         stats = conn.statistics()
         assert (stats.commands_failed, stats.invalid_messages, stats.commands_ok) == (2, 1, 1)
+
+
+async def test_a_batch_is_sent_at_once_and_answers_in_its_own_order() -> None:
+    async with connected() as (peer, conn):
+        async with trio.open_nursery() as nursery:
+            batch = start_call(
+                nursery, conn.send_batch, [("A.one", {"n": 1}), ("A.two", None), ("A.three", {})]
+            )
+            # All three reach the peer before it answers any: nothing waits in between.
+            commands = [await peer.receive_command() for _ in range(3)]
+            assert [c["method"] for c in commands] == ["A.one", "A.two", "A.three"]
+            for command in reversed(commands):
+                await peer.reply(command, {"was": command["method"]})
+        assert batch.result == [{"was": "A.one"}, {"was": "A.two"}, {"was": "A.three"}]
+        assert conn.statistics().pending == 0
+
+
+async def test_a_batch_raises_the_first_failure_after_every_answer() -> None:
+    async with connected() as (peer, conn):
+        async with trio.open_nursery() as nursery:
+            batch = start_call(nursery, conn.send_batch, [("B.ok", None), ("B.bad", None)])
+            ok, bad = [await peer.receive_command() for _ in range(2)]
+            await peer.reply_error(bad, -32000, "no such thing")
+            await peer.reply(ok, {})
+        assert isinstance(batch.error, CdpCommandError)
+        assert batch.error.method == "B.bad"
+        stats = conn.statistics()
+        assert (stats.commands_ok, stats.commands_failed, stats.pending) == (1, 1, 0)
+        with pytest.raises(InvalidInputError, match="params"):  # nothing sent
+            await conn.send_batch([("C.fine", None), ("C.nan", {"n": float("nan")})])
+        assert conn.statistics().commands_sent == 2
 
 
 async def test_socket_close_fails_every_pending_call_at_once() -> None:

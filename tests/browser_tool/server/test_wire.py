@@ -17,8 +17,8 @@ async def test_the_work_result_comes_back() -> None:
     async def work() -> int:
         return 42
 
-    async with send, receive:
-        assert await while_connected(receive.receive, work) == 42
+    async with send, receive, trio.open_nursery() as nursery:
+        assert await while_connected(nursery, receive.receive, work) == 42
 
 
 async def test_an_exception_of_the_work_passes_through_as_itself() -> None:
@@ -27,9 +27,9 @@ async def test_an_exception_of_the_work_passes_through_as_itself() -> None:
     async def work() -> int:
         raise ValueError("bad input")
 
-    async with send, receive:
+    async with send, receive, trio.open_nursery() as nursery:
         with pytest.raises(ValueError, match="bad input"):
-            await while_connected(receive.receive, work)
+            await while_connected(nursery, receive.receive, work)
 
 
 async def test_a_disconnect_cancels_the_work(autojump_clock: trio.testing.MockClock) -> None:
@@ -45,10 +45,10 @@ async def test_a_disconnect_cancels_the_work(autojump_clock: trio.testing.MockCl
             raise
         return 1
 
-    async with send, receive:
+    async with send, receive, trio.open_nursery() as nursery:
         await send.send({"type": "http.request", "body": b"", "more_body": False})
         await send.send({"type": "http.disconnect"})
         with pytest.raises(ClientGone):
-            await while_connected(receive.receive, work)
+            await while_connected(nursery, receive.receive, work)
     assert cancelled
     assert trio.current_time() == 0  # stopped at once, not after the work's own 600 s
