@@ -1,10 +1,12 @@
 """`make bench` (`python -m bench`): ours side by side with Playwright for Python and a raw CDP
-floor (see `_compare`), written to bench/results/latest.{json,md,png}; then the reaper's own
-benchmark (20 real orphans). `python -m bench compare` or `python -m bench reap_20` runs one.
+floor (see `_compare`), written to bench/results/latest.{json,md,png}; then shared-browser mode
+beside process mode (`context_mode`, its table added to latest.md); then the reaper's own
+benchmark (20 real orphans). `python -m bench compare|context_mode|reap_20` runs one.
 Timing targets live here, never in tests."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -21,14 +23,44 @@ def compare() -> int:
     return 0
 
 
+def context_mode() -> int:
+    """bench.context_mode against this run's Playwright first call; its table goes into
+    latest.md (and context_mode.md)."""
+    latest = RESULTS / "latest.json"
+    playwright_ms = 290.0  # the issue's figure, when `compare` has not run
+    if latest.exists():
+        playwright_ms = json.loads(latest.read_text())["first_call"]["playwright"]["p50"]
+    command = [
+        sys.executable,
+        "-m",
+        "bench.context_mode",
+        "--playwright-ms",
+        f"{playwright_ms:.1f}",
+    ]
+    done = subprocess.run(command, check=False, capture_output=True, text=True)
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    kept = [line for line in done.stdout.splitlines() if line.startswith(("|", "target "))]
+    section = (
+        "\n## Shared-browser mode (BROWSER_TOOL_ISOLATION=context) beside process mode\n\n"
+        f"`python -m bench.context_mode`, Playwright's first call taken as {playwright_ms:.0f} ms "
+        "(this run's).\n\n" + "\n".join(kept) + "\n"
+    )
+    (RESULTS / "context_mode.md").write_text(section.lstrip())
+    if (RESULTS / "latest.md").exists():
+        with (RESULTS / "latest.md").open("a") as out:
+            out.write(section)
+    return done.returncode
+
+
 def reap_20() -> int:
     return subprocess.run([sys.executable, "-m", "bench.reap_20"], check=False).returncode
 
 
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or ["compare", "reap_20"]
+    chosen = sys.argv[1:] or ["compare", "context_mode", "reap_20"]
     status = 0
     for name in chosen:
         print(f"== {name}", flush=True)
-        status |= {"compare": compare, "reap_20": reap_20}[name]()
+        status |= {"compare": compare, "context_mode": context_mode, "reap_20": reap_20}[name]()
     sys.exit(status)

@@ -8,7 +8,7 @@ Targets (issue 13): PSS per conversation at 50 <= 30 MB; first call <= 0.2x Play
 launch + new_page + goto (measured at ~290 ms on the reference machine: pass --playwright-ms
 to use your own figure); 50 concurrent conversations, 0 errors.
 
-Run: python -m bench bench.context_mode   (or: python -m bench.context_mode --modes context)
+Run: python -m bench context_mode   (or: python -m bench.context_mode --modes context)
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ PAGE_CRASH_FACTS = (
     "by a blank one (about:blank): its DOM, scripts and form input are lost; cookies and "
     "storage were kept. Navigate again to continue."
 )
+PAGE_NOT_REPLACED = (
+    "The page crashed and no new page could be opened in its browser, so the browser is being "
+    "closed; the next call starts a fresh browser."
+)
 PAGE_CRASHED_DURING_CALL = f"The page crashed during the call: {PAGE_CRASH_FACTS}"
 PAGE_CRASHED_BETWEEN_CALLS = f"Note: the page crashed since the previous call: {PAGE_CRASH_FACTS}"
 BROWSER_CRASHED_DURING_CALL = (

@@ -2,12 +2,11 @@
 
 One task reads every event the session cares about (console, exceptions, log entries, dialogs,
 popups, downloads, renderer crashes) and acts on it at once, so that no call ever blocks on a
-dialog and nothing the page says is lost between calls. What a caller should hear about in its
-next result (a dialog, a closed popup, a crash) is queued as a note.
+dialog and nothing the page says is lost between calls; what a caller should hear of is noted.
 
-Two listeners feed it: the page's console, and everything else. A page that logs without end
-can fill only its own buffer (its excess is dropped and counted); the events a call may wait
-on (a dialog, a crash, a download) never queue behind it.
+Two listeners feed it: the page's console (and each dialog's entry, in wire order), and
+everything else. A page that logs without end fills only its own buffer (the excess is
+dropped and counted); the events a call may wait on never queue behind it.
 
 A renderer crash replaces the page target. Until the new page is attached, `session` raises
 CdpConnectionError and `wait_usable` waits; if no new page can be made, the page is `failed`
@@ -23,20 +22,22 @@ from typing import Any
 
 import trio
 
-from .._errors import CdpConnectionError, CdpError, ToolError
+from .._errors import CdpCommandError, CdpConnectionError, CdpError, ToolError
 from .._settings import Settings
 from ..cdp import CdpConnection, CdpEvent, CdpSession
 from ._console import ConsoleBuffer
-from ._dialogs import answer_dialog
+from ._dialogs import answer_dialog, dialog_entry
 from ._downloads import Download, Downloads
-from ._notes import PAGE_CRASHED_BETWEEN_CALLS, PAGE_CRASHED_DURING_CALL, Notes
+from ._notes import PAGE_CRASHED_BETWEEN_CALLS, PAGE_CRASHED_DURING_CALL, PAGE_NOT_REPLACED, Notes
+from ._popups import close_popup
 from ._workers import Workers
 
 log = logging.getLogger("browser_tool.page")
 
-_CONSOLE_EVENTS = ("Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded")
+_DIALOG = "Page.javascriptDialogOpening"  # both listeners: the console entry, the answer
+_CONSOLE_EVENTS = ("Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded", _DIALOG)
 _PAGE_EVENTS = (
-    "Page.javascriptDialogOpening",
+    _DIALOG,
     "Inspector.targetCrashed",
     "Page.frameStartedNavigating",
     "Page.frameNavigated",
@@ -210,9 +211,10 @@ class Page:
         async for event in events:
             if self.cdp is None or event.session_id != self.cdp.session_id:
                 continue
-            if event.params.get("entry", {}).get("source") == "worker":
-                continue  # a worker's console, echoed: the worker's own session reports it
-            self.console.add_event(event.method, event.params)
+            if event.method == _DIALOG:
+                dialog_entry(self.settings, self.console, event.params)
+            elif event.params.get("entry", {}).get("source") != "worker":  # else an echo
+                self.console.add_event(event.method, event.params)
 
     async def _handle(self, event: CdpEvent) -> None:
         p = event.params
@@ -223,9 +225,9 @@ class Page:
             return
         if event.method.startswith("Page.frame"):
             self._track_navigation(event.method, p)
-        elif event.method == "Page.javascriptDialogOpening":
+        elif event.method == _DIALOG:
             await answer_dialog(
-                self.session, self.settings, self.console, self.notes, p, timeout=_COMMAND_TIMEOUT
+                self.session, self.settings, self.notes, p, timeout=_COMMAND_TIMEOUT
             )
         elif event.method == "Inspector.targetCrashed":
             self.crashes += 1
@@ -256,30 +258,24 @@ class Page:
                 and not self._settling
                 and self.in_context.items() <= info.items()
             ):
-                # Single-tab model: a popup is closed and the agent told.
-                url = info.get("url") or "about:blank"
                 self.popups_opened += 1
-                await self.conn.send(
-                    "Target.closeTarget", {"targetId": info["targetId"]}, timeout=_COMMAND_TIMEOUT
-                )
-                self.notes.add(
-                    "popup",
-                    f"The page opened a new window ({url}); it was closed, since this tool "
-                    "keeps one tab. Navigate to the URL instead if you need it.",
-                )
+                await close_popup(self.conn, self.notes, info, timeout=_COMMAND_TIMEOUT)
         else:
             self._downloads.handle(method, p)
 
     async def _reset_after_crash(self) -> None:
         self._settling = True
         try:
-            await self._replace_page()
+            for attempt in (1, 2, 3):  # a new tab may land in the dying renderer and go with it
+                try:
+                    await self._replace_page()
+                    break
+                except CdpCommandError:
+                    if attempt == 3:
+                        raise
         except CdpError as exc:
             log.warning("no new page after a renderer crash: %s", exc)
-            self.failed = (
-                "The page crashed and no new page could be opened in its browser, so the "
-                "browser is being closed; the next call starts a fresh browser."
-            )
+            self.failed = PAGE_NOT_REPLACED
             self._failed.set()
         finally:
             self._settling = False
@@ -292,11 +288,8 @@ class Page:
         self.cdp = None
         # The new page first: a browser left with no page at all may refuse to make one
         # (headless shell answered "Not supported" right after a renderer ran out of memory).
-        created = await self.conn.send(
-            "Target.createTarget",
-            {"url": "about:blank", **self.in_context},
-            timeout=_COMMAND_TIMEOUT,
-        )
+        tab = {"url": "about:blank", **self.in_context}
+        created = await self.conn.send("Target.createTarget", tab, timeout=_COMMAND_TIMEOUT)
         # _attach replaces the crash event; calls still waiting hold the old, set one.
         await self._attach(created["targetId"])
         with contextlib.suppress(CdpError):

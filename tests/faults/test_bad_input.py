@@ -111,7 +111,15 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "width": sizes | json_values,
     "height": sizes | json_values,
     "path": odd_text | huge_text | st.sampled_from(["/etc/passwd", "../../x.png", "/", "."]),
+    "context": odd_text | st.sampled_from(["page", "service_worker", "worker", "PAGE", "tab"]),
+    "offline": st.booleans() | json_values,
+    "clear": st.booleans() | json_values,
 }
+
+
+def test_every_tool_field_has_hostile_values() -> None:
+    fields = {field for name in TOOL_NAMES for field in find_tool(name).input_schema["properties"]}
+    assert fields <= set(FIELD_VALUES), fields - set(FIELD_VALUES)
 
 
 @st.composite
