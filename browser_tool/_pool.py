@@ -30,7 +30,7 @@ from ._errors import BrowserLaunchError, CdpError
 from ._settings import Settings
 from ._sources import LaunchSource, OnClosed
 from ._tasks import sole_exception
-from .browser import BrowserSession, SessionDirs, run_browser_session
+from .browser import BrowserSession, SessionDirs, download_params, run_browser_session
 
 log = logging.getLogger("browser_tool.pool")
 
@@ -113,7 +113,7 @@ class PoolSource:
         try:
             await browser.conn.send(
                 "Browser.setDownloadBehavior",
-                browser.page.download_behavior(),
+                download_params(browser.page.downloads_dir, browser.page.in_context),
                 timeout=_HAND_OVER_TIMEOUT,
             )
         except CdpError as exc:

@@ -9,7 +9,7 @@ Imports the `cdp` layer and the foundation modules; nothing above.
 from ._console import CONSOLE_CONTEXTS, ConsoleEntry, exception_text
 from ._context_session import ContextSession, run_context_session
 from ._dirs import SessionDirs
-from ._downloads import Download
+from ._downloads import Download, download_params
 from ._network_log import SOURCES as NETWORK_SOURCES
 from ._notes import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
 from ._page import Page
@@ -33,6 +33,7 @@ __all__ = [
     "SessionDirs",
     "SharedBrowser",
     "Worker",
+    "download_params",
     "exception_text",
     "run_browser_session",
     "run_context_session",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -44,3 +45,14 @@ class Downloads:
                 download.received_bytes = int(p.get("receivedBytes", download.received_bytes))
                 if download.state in ("completed", "canceled"):
                     download.done.set()
+
+
+def download_params(downloads_dir: Path, in_context: dict[str, str]) -> dict[str, Any]:
+    """Browser.setDownloadBehavior's params: downloads go to `downloads_dir` (of the browser
+    context in `in_context`, when there is one)."""
+    return {
+        "behavior": "allowAndName",
+        "downloadPath": str(downloads_dir),
+        "eventsEnabled": True,
+        **in_context,
+    }

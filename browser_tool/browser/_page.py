@@ -4,9 +4,8 @@ One task reads every event the session cares about (console, exceptions, log ent
 popups, downloads, renderer crashes) and acts on it at once, so that no call ever blocks on a
 dialog and nothing the page says is lost between calls; what a caller should hear of is noted.
 
-Two listeners feed it: the page's console (and each dialog's entry, in wire order), and
-everything else. A page that logs without end fills only its own buffer (the excess is
-dropped and counted); the events a call may wait on never queue behind it.
+Two listeners feed it: the page's console (and dialogs' entries, in wire order), and the rest;
+a page logging without end fills only its own bounded buffer, never the events calls wait on.
 
 A renderer crash replaces the page target. Until the new page is attached, `session` raises
 CdpConnectionError and `wait_usable` waits; if no new page can be made, the page is `failed`
@@ -27,7 +26,7 @@ from .._settings import Settings
 from ..cdp import CdpConnection, CdpEvent, CdpSession
 from ._console import ConsoleBuffer
 from ._dialogs import answer_dialog, dialog_entry
-from ._downloads import Download, Downloads
+from ._downloads import Download, Downloads, download_params
 from ._notes import PAGE_CRASHED_BETWEEN_CALLS, PAGE_CRASHED_DURING_CALL, PAGE_NOT_REPLACED, Notes
 from ._popups import close_popup
 from ._workers import Workers
@@ -76,6 +75,7 @@ class Page:
         self.crashes = 0
         self.popups_opened = 0  # each is closed as it opens: one tab per conversation
         self._usable = trio.Event()  # set once a page is attached (after setup, after a crash)
+        self._told_crash: CdpSession | None = None  # a crash a call reported before the pump
         self.failed: str | None = None  # why no page could be made after a crash
         self._failed = trio.Event()
         self.cdp: CdpSession | None = None
@@ -107,8 +107,15 @@ class Page:
     async def wait_failed(self) -> None:
         await self._failed.wait()
 
-    def crash_error(self) -> ToolError:
-        """The error of a call the crash cut short; the note saying the same is dropped."""
+    def crash_error(self, session: CdpSession | None = None) -> ToolError:
+        """The error of a call the crash cut short; the note saying the same is dropped. Given
+        the crashed `session` while it is still the page's (the pump has not handled the crash
+        yet: the connection fails its commands first), later calls wait for the new page and
+        the crash is not noted again."""
+        if session is not None and session is self.cdp:
+            self._told_crash = session
+            if self._usable.is_set():
+                self._usable = trio.Event()
         self.notes.drop("crash")
         return ToolError(PAGE_CRASHED_DURING_CALL)
 
@@ -119,16 +126,6 @@ class Page:
         with shield, trio.move_on_after(_CLEANUP_GRACE), contextlib.suppress(CdpError):
             await self.session.send(method)
 
-    def download_behavior(self) -> dict[str, Any]:
-        """Browser.setDownloadBehavior's params: downloads go to `downloads_dir`."""
-        path = str(self.downloads_dir)
-        return {
-            "behavior": "allowAndName",
-            "downloadPath": path,
-            "eventsEnabled": True,
-            **self.in_context,
-        }
-
     def take_notes(self) -> list[str]:
         return self.notes.take()
 
@@ -137,9 +134,10 @@ class Page:
         try:
             # Sent at once, as are the page's own commands below: Chrome answers them while it
             # starts the tab's renderer, instead of one round trip after the other.
+            downloads = download_params(self.downloads_dir, self.in_context)
             _, targets, _ = await self.conn.send_batch(
                 [
-                    ("Browser.setDownloadBehavior", self.download_behavior()),
+                    ("Browser.setDownloadBehavior", downloads),
                     ("Target.getTargets", None),
                     ("Target.setDiscoverTargets", {"discover": True}),
                 ],
@@ -231,9 +229,11 @@ class Page:
             )
         elif event.method == "Inspector.targetCrashed":
             self.crashes += 1
-            self._usable = trio.Event()
+            if self._usable.is_set():  # else a call's crash_error did it; its waiters hold it
+                self._usable = trio.Event()
             self.crashed.set()
-            self.notes.add("crash", PAGE_CRASHED_BETWEEN_CALLS)
+            if self._told_crash is not self.cdp:
+                self.notes.add("crash", PAGE_CRASHED_BETWEEN_CALLS)
             self.console.add("error", "the page crashed (renderer died); replaced by about:blank")
             await self._reset_after_crash()
 

@@ -75,7 +75,7 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             "its execution was terminated and the page is still usable."
         )
     if crashed:
-        raise page.crash_error()
+        raise page.crash_error(cdp)
     if "exceptionDetails" in result:
         raise ToolError(format_exception(result["exceptionDetails"]))
     text = format_value(result.get("result", {}))

@@ -270,8 +270,9 @@ def _describe_error(ctx: ToolContext, exc: BrowserToolError) -> str:
         return f"Timeout: {exc}"
     if isinstance(exc, CdpConnectionError):
         # The page's session went away while its browser lives on: the renderer crashed.
+        # With the connection gone too, it is the browser (it can follow its renderer down).
         browser = ctx.existing_browser()
-        if browser is not None:
+        if browser is not None and browser.alive:
             return str(browser.page.crash_error())
         return BROWSER_CRASHED_DURING_CALL
     if isinstance(exc, SessionClosedError):

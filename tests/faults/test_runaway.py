@@ -13,7 +13,7 @@ import pytest
 import trio
 
 from browser_tool import BrowserSessionManager
-from browser_tool.browser import PAGE_CRASHED_DURING_CALL
+from browser_tool.browser import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
 from fixtures_site import FixtureServer
 from tests.faults.pages import EXHAUST_MEMORY, NEVER_RESOLVES, summary
 from tests.support.console_lines import console_lines
@@ -61,11 +61,23 @@ async def test_memory_exhaustion_replaces_the_page_and_the_next_call_works(
     assert crashed.is_error
     assert crashed.output == PAGE_CRASHED_DURING_CALL
     # The very next call, made while the page may still be being replaced, waits for it.
-    assert await js(fault_manager, "location.href") == "about:blank"
-    [after] = fault_manager.list_sessions()
-    assert after.pid == before.pid
+    out = await call(fault_manager, "browser_eval", expression="location.href")
+    if out.output == BROWSER_CRASHED_DURING_CALL:
+        # Headless shell under load has been seen to close its whole browser a moment after
+        # such a crash: then the call says the browser is gone, and the next gets a fresh one.
+        out = await call(fault_manager, "browser_eval", expression="location.href")
+        assert "previous browser of this conversation crashed" in out.output
+        [after] = fault_manager.list_sessions()
+        assert after.pid != before.pid
+    else:
+        [after] = fault_manager.list_sessions()
+        assert after.pid == before.pid
+        assert "crash" not in out.output
+    assert not out.is_error, out.output
+    assert out.output.startswith('<javascript_result>"about:blank"</javascript_result>')
     await ok(fault_manager, "browser_navigate", url=site.url_for("/index.html"))
-    assert await js(fault_manager, "document.cookie") == "kept=1"  # cookies were kept
+    kept = "kept=1" if after.pid == before.pid else ""  # a page crash keeps cookies
+    assert await js(fault_manager, "document.cookie") == kept
     again = await ok(fault_manager, "browser_eval", expression="1")
     assert "crash" not in again  # said once, not again on the next call
 
@@ -78,9 +90,16 @@ async def test_a_memory_exhaustion_between_calls_is_noted_once(
     session = await fault_manager.get_or_create(C)
     with trio.fail_after(30):
         await session.page.crashed.wait()
+    [before] = fault_manager.list_sessions()
     out = await ok(fault_manager, "browser_eval", expression="2")
     assert out.startswith("<javascript_result>2</javascript_result>")
-    assert out.count("the page crashed since the previous call") == 1
+    if "previous browser of this conversation crashed" in out:
+        # Chrome itself went down after its renderer (seen with headless shell under load):
+        # the call got a fresh browser and said so, once.
+        assert fault_manager.list_sessions()[0].pid != before.pid
+        assert "the page crashed since the previous call" not in out
+        return
+    assert out.count("the page crashed since the previous call") == 1, out
     assert "ran out of memory" in out
     assert "fresh browser" not in out  # the browser itself did not go
 
