@@ -95,8 +95,9 @@ class StandInPage:
 
 
 class StandInBrowser:
-    def __init__(self, page: StandInPage) -> None:
+    def __init__(self, page: StandInPage, alive: bool) -> None:
         self.page = page
+        self.alive = alive  # whether its connection is up
 
 
 class StandInConversation:
@@ -104,6 +105,7 @@ class StandInConversation:
     the stand-in browser or raises `launch_error`; `launches` counts the calls."""
 
     conversation_id = "conv-1"
+    browser_alive = True  # a test sets False: the browser's connection went
 
     def __init__(
         self,
@@ -129,10 +131,14 @@ class StandInConversation:
         if self.launch_error is not None:
             raise self.launch_error
         self.running = True
-        return cast(BrowserSession, StandInBrowser(self.page))
+        return cast(BrowserSession, StandInBrowser(self.page, self.browser_alive))
 
     def existing_browser(self) -> BrowserSession | None:
-        return cast(BrowserSession, StandInBrowser(self.page)) if self.running else None
+        return (
+            cast(BrowserSession, StandInBrowser(self.page, self.browser_alive))
+            if self.running
+            else None
+        )
 
     def dirs(self) -> SessionDirs:
         dirs = SessionDirs(self.root)

@@ -100,6 +100,16 @@ async def test_a_lost_page_in_a_live_browser_is_a_page_crash(tmp_path: Path) -> 
     assert out == ToolOutput.error(PAGE_CRASHED_DURING_CALL)
 
 
+async def test_a_lost_connection_is_the_browsers_crash_not_the_pages(tmp_path: Path) -> None:
+    # The browser's connection closed under the call: the browser went, not only its page.
+    conversation = StandInConversation(
+        tmp_path, StandInCdp({"Runtime.evaluate": CdpConnectionError("the WebSocket closed")})
+    )
+    conversation.browser_alive = False
+    out = await call(conversation, "browser_eval", {"expression": "1"})
+    assert out == ToolOutput.error(BROWSER_CRASHED_DURING_CALL)
+
+
 async def test_a_huge_error_keeps_its_start_inline_and_the_rest_in_a_file(tmp_path: Path) -> None:
     thrown = {"exceptionDetails": {"exception": {"description": "Error: " + "x" * 50_000}}}
     conversation = StandInConversation(tmp_path, StandInCdp({"Runtime.evaluate": thrown}))
