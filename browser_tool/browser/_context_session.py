@@ -27,6 +27,7 @@ from .._errors import BrowserLaunchError, CdpError
 from .._settings import Settings
 from .._tasks import raise_sole
 from ..cdp import CdpConnection, open_cdp_connection
+from ._downloads import download_params
 from ._page import Page
 from ._session import BrowserSession
 from ._shared_browser import SharedBrowser
@@ -48,12 +49,7 @@ class ContextSession(BrowserSession):
         Raises CdpError when the shared Chrome does not answer."""
         await self.conn.send(
             "Browser.setDownloadBehavior",
-            {
-                "behavior": "allowAndName",
-                "downloadPath": str(downloads),
-                "eventsEnabled": True,
-                "browserContextId": self.context_id,
-            },
+            download_params(downloads, self.page.in_context),
             timeout=self.shared.settings.launch_timeout,
         )
         self.page.downloads_dir = downloads

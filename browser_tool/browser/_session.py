@@ -16,8 +16,6 @@ import trio
 
 from chrome_launcher import (
     ChromeProcess,
-    ChromeState,
-    KillReport,
     KillTiming,
     LaunchError,
     LaunchOptions,
@@ -26,73 +24,31 @@ from chrome_launcher import launch_chrome as _launch_chrome
 
 from .._errors import BrowserLaunchError, CdpError
 from .._settings import Settings
-from .._tasks import first_of
 from ..cdp import CdpConnection, open_cdp_connection
+from ._chrome_life import ChromeLife
 from ._dirs import SessionDirs
 from ._page import Page
 
 log = logging.getLogger("browser_tool.session")
 
 
-class BrowserSession:
+class BrowserSession(ChromeLife):
     """One Chrome for one conversation. Built only by `run_browser_session`."""
 
     def __init__(
         self, conversation_id: str, chrome: ChromeProcess, conn: CdpConnection, page: Page
     ) -> None:
+        super().__init__(chrome, conn)
         self.conversation_id = conversation_id
-        self.chrome = chrome
-        self.conn = conn
         self.page = page
-        self.state = ChromeState.READY
-        self.started_at = trio.current_time()
-        self.close_reason: str | None = None
-        self.report: KillReport | None = None
-        self._close_requested = trio.Event()
-        self._closed = trio.Event()
 
-    @property
-    def pid(self) -> int:
-        return self.chrome.pid
-
-    @property
-    def alive(self) -> bool:
-        return self.state is ChromeState.READY and not self.chrome.exited and not self.conn.closed
-
-    async def aclose(self, reason: str) -> KillReport | None:
-        """Close the session (idempotent) and return the kill ladder's report. Never raises."""
-        if self.close_reason is None:
-            self.close_reason = reason
-        if self.state is ChromeState.READY:
-            self.state = ChromeState.CLOSING
-        self._close_requested.set()
-        with trio.CancelScope(shield=True):
-            await self._closed.wait()
-        return self.report
-
-    async def wait_for_end(self) -> None:
-        """Return when a close is requested, Chrome exits, the connection drops, or no page
-        could replace a crashed one (a crash, unless a close was asked for first). For
-        `run_browser_session` only."""
-        ended = await first_of(
-            requested=self._close_requested.wait,
-            exited=self.chrome.wait_exited,
-            dropped=self.conn.wait_closed,
-            page_failed=self.page.wait_failed,
-        )
-        if self.close_reason is None and ended != "requested":
-            self.close_reason = "crash"
-        self.state = ChromeState.CLOSING
+    async def wait_for_end(self, **more: Callable[[], Awaitable[object]]) -> None:
+        """As `ChromeLife.wait_for_end`, and also when no page could replace a crashed one."""
+        await super().wait_for_end(page_failed=self.page.wait_failed, **more)
 
     def lost_because(self) -> str:
         """Why a crashed browser's state is gone, for the note of its successor's first call."""
         return f"crashed (exit status {self.report.exit_status if self.report else None})"
-
-    def mark_closed(self, report: KillReport | None) -> None:
-        """The group is gone: keep the ladder's report and wake everyone waiting in aclose."""
-        self.report = self.report or report
-        self.state = ChromeState.CLOSED
-        self._closed.set()
 
 
 async def run_browser_session(

@@ -16,7 +16,6 @@ import trio
 
 from chrome_launcher import (
     ChromeProcess,
-    ChromeState,
     KillReport,
     LaunchError,
     launch_chrome,
@@ -24,15 +23,15 @@ from chrome_launcher import (
 
 from .._errors import BrowserLaunchError, CdpError
 from .._settings import Settings
-from .._tasks import first_of
 from ..cdp import CdpConnection, open_cdp_connection
+from ._chrome_life import ChromeLife
 from ._dirs import SessionDirs
 from ._session import launch_options, polite_close
 
 log = logging.getLogger("browser_tool.shared")
 
 
-class SharedBrowser:
+class SharedBrowser(ChromeLife):
     """A shared Chrome and its control connection. Built only by `run_shared_browser`."""
 
     def __init__(
@@ -43,21 +42,10 @@ class SharedBrowser:
         settings: Settings,
         dirs: SessionDirs,
     ) -> None:
-        self.chrome = chrome
-        self.conn = conn
+        super().__init__(chrome, conn)
         self.nursery = nursery  # open while `alive`: the context sessions run here
         self.settings = settings
         self.dirs = dirs
-        self.state = ChromeState.READY
-        self.started_at = trio.current_time()
-        self.close_reason: str | None = None
-        self.report: KillReport | None = None
-        self._close_requested = trio.Event()
-        self._closed = trio.Event()
-
-    @property
-    def pid(self) -> int:
-        return self.chrome.pid
 
     @property
     def ws_url(self) -> str:
@@ -70,10 +58,6 @@ class SharedBrowser:
         return self.dirs.downloads
 
     @property
-    def alive(self) -> bool:
-        return self.state is ChromeState.READY and not self.chrome.exited and not self.conn.closed
-
-    @property
     def ending(self) -> bool:
         """The Chrome is going or gone (closed, crashed, or its control connection dropped)."""
         return not self.alive
@@ -82,35 +66,9 @@ class SharedBrowser:
     def exit_status(self) -> int | None:
         return self.report.exit_status if self.report else None
 
-    async def aclose(self, reason: str) -> KillReport | None:
-        """Close the Chrome (idempotent) and every context in it; return the kill ladder's
-        report. Never raises."""
-        if self.close_reason is None:
-            self.close_reason = reason
-        self._close_requested.set()
-        with trio.CancelScope(shield=True):
-            await self._closed.wait()
-        return self.report
-
-    async def wait_closed(self) -> None:
-        """Block until the Chrome's group is gone and its files removed."""
-        await self._closed.wait()
-
-    async def _wait_for_end(self) -> None:
-        ended = await first_of(
-            requested=self._close_requested.wait,
-            exited=self.chrome.wait_exited,
-            dropped=self.conn.wait_closed,
-        )
-        if self.close_reason is None and ended != "requested":
-            self.close_reason = "crash"
-        self.state = ChromeState.CLOSING
-
-    def _mark_closed(self, report: KillReport) -> None:
-        self.report = self.report or report
+    def mark_closed(self, report: KillReport | None) -> None:
         self.close_reason = self.close_reason or "shutdown"
-        self.state = ChromeState.CLOSED
-        self._closed.set()
+        super().mark_closed(report)
 
 
 async def run_shared_browser(
@@ -145,13 +103,13 @@ async def run_shared_browser(
                         ) from exc
                     shared = SharedBrowser(chrome, conn, nursery, settings, dirs)
                     task_status.started(shared)
-                    await shared._wait_for_end()
+                    await shared.wait_for_end()
                     polite = None if chrome.exited or conn.closed else polite_close(conn)
                     shared.report = await chrome.aclose(polite=polite)
             finally:
                 report = await chrome.aclose()
                 if shared is not None:
-                    shared._mark_closed(report)
+                    shared.mark_closed(report)
                     log.info("shared Chrome pid=%d ended (%s)", chrome.pid, shared.close_reason)
                 nursery.cancel_scope.cancel()
     finally:
