@@ -8,13 +8,13 @@ from ._image_fit import FittedImage, ImageLimits, fit_image, read_image_file
 from ._image_header import image_size
 from ._output import ToolImage, ToolOutput
 from ._registry import (
-    Tool,
     UnknownToolError,
     find_tool,
     prepare_input,
     run_tool,
     tool_definitions,
 )
+from ._tool import Tool
 
 __all__ = [
     "ConversationAccess",

@@ -4,8 +4,6 @@ a call into a ToolOutput the model can read."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from .._duration import parse_duration
@@ -29,51 +27,17 @@ from ._read_image import read_image
 from ._resize import check_dimensions, resize
 from ._screenshot import screenshot
 from ._service_workers import service_workers
-
-# A tool bounds its own work by `ctx.deadline`; a failure the model should read is raised as a
-# BrowserToolError, which `run_tool` turns into an error ToolOutput.
-ToolFn = Callable[[ToolContext, dict[str, Any]], Awaitable[ToolOutput]]
-
-_TIMEOUT = {
-    "type": "string",
-    "description": 'Timeout duration, like "15s" or "500ms" (default: 15s)',
-}
-
-
-@dataclass(frozen=True)
-class Tool:
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    run: ToolFn
-    pre_check: Callable[[dict[str, Any]], object] | None = None
-
-    def definition(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "input_schema": self.input_schema,
-        }
-
-
-def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
-
+from ._tool import TIMEOUT_FIELD, Tool, object_schema
 
 TOOLS: tuple[Tool, ...] = (
     Tool(
         "browser_navigate",
         "Navigate the browser to a URL and wait for the page to load. The browser keeps its "
         "state (cookies, storage, the open page) across calls in this conversation.",
-        _schema(
+        object_schema(
             {
                 "url": {"type": "string", "description": "URL to navigate to", "minLength": 1},
-                "timeout": _TIMEOUT,
+                "timeout": TIMEOUT_FIELD,
             },
             ["url"],
         ),
@@ -84,10 +48,10 @@ TOOLS: tuple[Tool, ...] = (
         "Evaluate JavaScript in the page and return the result as JSON. Use it to read the "
         "page, click (`document.querySelector('#btn').click()`), fill forms, scroll, or wait "
         "for something with a Promise. Results over 1 KiB are saved to a file.",
-        _schema(
+        object_schema(
             {
                 "expression": {"type": "string", "description": "JavaScript to evaluate"},
-                "timeout": _TIMEOUT,
+                "timeout": TIMEOUT_FIELD,
                 "await": {"type": "boolean", "description": "Await promises (default: true)"},
             },
             ["expression"],
@@ -98,13 +62,13 @@ TOOLS: tuple[Tool, ...] = (
         "browser_take_screenshot",
         "Take a PNG screenshot of the viewport, or of the element a CSS selector matches. "
         "The image is returned scaled to fit model limits and saved to a file.",
-        _schema(
+        object_schema(
             {
                 "selector": {
                     "type": "string",
                     "description": "CSS selector (optional, for an element screenshot)",
                 },
-                "timeout": _TIMEOUT,
+                "timeout": TIMEOUT_FIELD,
             },
             [],
         ),
@@ -117,7 +81,7 @@ TOOLS: tuple[Tool, ...] = (
         "each, oldest first: #seq, UTC time, level, [context URL] for a worker's entry, text, "
         "(source). When they do not all fit, the newest are shown and the rest are in a file "
         "the result names.",
-        _schema(
+        object_schema(
             {
                 "limit": {
                     "type": "integer",
@@ -138,17 +102,17 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "browser_clear_console_logs",
         "Clear the console log buffer.",
-        _schema({}, []),
+        object_schema({}, []),
         clear_console_logs,
     ),
     Tool(
         "browser_resize",
         "Resize the browser viewport (default 1280x720).",
-        _schema(
+        object_schema(
             {
                 "width": {"type": "integer", "description": "Viewport width in pixels"},
                 "height": {"type": "integer", "description": "Viewport height in pixels"},
-                "timeout": _TIMEOUT,
+                "timeout": TIMEOUT_FIELD,
             },
             ["width", "height"],
         ),
@@ -161,7 +125,7 @@ TOOLS: tuple[Tool, ...] = (
         "registration's scope and, for each version, its status (installing, installed, "
         "activating, activated, redundant), whether it is running, its script URL, and which "
         "one controls the page. A page with none gets an answer saying so.",
-        _schema({}, []),
+        object_schema({}, []),
         service_workers,
     ),
     Tool(
@@ -169,7 +133,7 @@ TOOLS: tuple[Tool, ...] = (
         "List the page's recent responses (its workers' requests included), each with status, "
         "resource type, where it came from (" + ", ".join(NETWORK_SOURCES) + ") and URL, "
         "after a count per source. Recorded from the start of the session.",
-        _schema(
+        object_schema(
             {
                 "limit": {
                     "type": "integer",
@@ -191,10 +155,10 @@ TOOLS: tuple[Tool, ...] = (
         "Turn offline mode on or off for the page and its workers (service workers included). "
         "Offline, requests fail with net::ERR_INTERNET_DISCONNECTED unless a service worker "
         "answers them, so you can check that a PWA works offline.",
-        _schema(
+        object_schema(
             {
                 "offline": {"type": "boolean", "description": "true: offline; false: online"},
-                "timeout": _TIMEOUT,
+                "timeout": TIMEOUT_FIELD,
             },
             ["offline"],
         ),
@@ -204,10 +168,10 @@ TOOLS: tuple[Tool, ...] = (
         "read_image",
         "Read an image file (PNG, JPEG, GIF, WebP; HEIC if supported) and return it scaled "
         "to fit model limits.",
-        _schema(
+        object_schema(
             {
                 "path": {"type": "string", "description": "Path to image file", "minLength": 1},
-                "timeout": _TIMEOUT,
+                "timeout": TIMEOUT_FIELD,
             },
             ["path"],
         ),
