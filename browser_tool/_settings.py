@@ -52,6 +52,7 @@ class Settings:
     image_max_bytes: int = 5 * 1024 * 1024  # IMAGE_MAX_BYTES
     allowed_url_schemes: tuple[str, ...] = ()  # ALLOWED_URL_SCHEMES: e.g. "file,chrome"
     read_image_roots: tuple[Path, ...] = ()  # READ_IMAGE_ROOTS: colon-separated, extra roots
+    upload_roots: tuple[Path, ...] = ()  # UPLOAD_ROOTS: colon-separated, besides the conv's dir
     dialog_alert: str = "accept"  # DIALOG_ALERT: accept | dismiss
     dialog_beforeunload: str = "accept"  # DIALOG_BEFOREUNLOAD
     dialog_confirm: str = "dismiss"  # DIALOG_CONFIRM

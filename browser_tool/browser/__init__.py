@@ -10,6 +10,7 @@ from ._console import CONSOLE_CONTEXTS, ConsoleEntry, exception_text
 from ._context_session import ContextSession, run_context_session
 from ._dirs import SessionDirs
 from ._downloads import Download, download_params
+from ._input import KeyPress, key_events, parse_key
 from ._network_log import SOURCES as NETWORK_SOURCES
 from ._notes import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
 from ._page import Page
@@ -27,6 +28,7 @@ __all__ = [
     "ConsoleEntry",
     "ContextSession",
     "Download",
+    "KeyPress",
     "Page",
     "ServiceWorkerRegistration",
     "ServiceWorkerVersion",
@@ -35,6 +37,8 @@ __all__ = [
     "Worker",
     "download_params",
     "exception_text",
+    "key_events",
+    "parse_key",
     "run_browser_session",
     "run_context_session",
     "run_shared_browser",
