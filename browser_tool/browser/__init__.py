@@ -6,6 +6,7 @@ context in a Chrome that conversations share.
 Imports the `cdp` layer and the foundation modules; nothing above.
 """
 
+from ._ax_tree import Snapshot, SnapshotNode
 from ._console import CONSOLE_CONTEXTS, ConsoleEntry, exception_text
 from ._context_session import ContextSession, run_context_session
 from ._dirs import SessionDirs
@@ -14,9 +15,11 @@ from ._input import KeyPress, key_events, parse_key
 from ._network_log import SOURCES as NETWORK_SOURCES
 from ._notes import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
 from ._page import Page
+from ._refs import ElementHandle, RefTable, resolve_ref
 from ._service_workers import ServiceWorkerRegistration, ServiceWorkerVersion
 from ._session import BrowserSession, run_browser_session
 from ._shared_browser import SharedBrowser, run_shared_browser
+from ._snapshot import capture_snapshot
 from ._workers import Worker
 
 __all__ = [
@@ -28,17 +31,23 @@ __all__ = [
     "ConsoleEntry",
     "ContextSession",
     "Download",
+    "ElementHandle",
     "KeyPress",
     "Page",
+    "RefTable",
     "ServiceWorkerRegistration",
     "ServiceWorkerVersion",
     "SessionDirs",
     "SharedBrowser",
+    "Snapshot",
+    "SnapshotNode",
     "Worker",
+    "capture_snapshot",
     "download_params",
     "exception_text",
     "key_events",
     "parse_key",
+    "resolve_ref",
     "run_browser_session",
     "run_context_session",
     "run_shared_browser",

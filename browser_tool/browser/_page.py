@@ -3,7 +3,6 @@
 One task reads every event the session cares about (console, exceptions, log entries, dialogs,
 popups, downloads, renderer crashes) and acts on it at once, so that no call ever blocks on a
 dialog and nothing the page says is lost between calls; what a caller should hear of is noted.
-
 Two listeners feed it: the page's console (and dialogs' entries, in wire order), and the rest;
 a page logging without end fills only its own bounded buffer, never the events calls wait on.
 
@@ -24,11 +23,13 @@ import trio
 from .._errors import CdpCommandError, CdpConnectionError, CdpError, ToolError
 from .._settings import Settings
 from ..cdp import CdpConnection, CdpEvent, CdpSession
+from ._ax_tree import Snapshot
 from ._console import ConsoleBuffer
 from ._dialogs import answer_dialog, dialog_entry
 from ._downloads import Download, Downloads, download_params
 from ._notes import PAGE_CRASHED_BETWEEN_CALLS, PAGE_CRASHED_DURING_CALL, PAGE_NOT_REPLACED, Notes
 from ._popups import close_popup
+from ._refs import RefTable
 from ._workers import Workers
 
 log = logging.getLogger("browser_tool.page")
@@ -61,14 +62,15 @@ class Page:
         self, conn: CdpConnection, settings: Settings, downloads_dir: Path, context: str = ""
     ) -> None:
         self.conn = conn
-        # In a shared Chrome, the page's browser context: its tabs are made there, and only
-        # that context's targets are its popups (the others belong to other conversations).
+        # In a shared Chrome, the page's browser context: its tabs and popups are made there.
         self.in_context = {"browserContextId": context} if context else {}
         self.settings = settings
         self.downloads_dir = downloads_dir
         self.console = ConsoleBuffer(settings.console_buffer)
         self.workers = Workers(conn, self.console)  # its `run` is started with the pump
         self.notes = Notes(limits={"popup": settings.max_popups})
+        self.refs = RefTable()  # kept across a crash: an old ref is refused as another page's
+        self.last_snapshot: Snapshot | None = None  # the last whole-page browser_snapshot
         self._downloads = Downloads()
         self.downloads: dict[str, Download] = self._downloads.by_guid
         self.crashed = trio.Event()
@@ -80,9 +82,8 @@ class Page:
         self._failed = trio.Event()
         self.cdp: CdpSession | None = None
         self.target_id = ""
-        # The URL of a main-frame navigation to a new document that has not committed yet.
-        # Chrome holds back Runtime.evaluate until it commits (a server that never answers
-        # blocks every script), so an eval that times out says so.
+        # The URL of a main-frame navigation to a new document that has not committed yet: Chrome
+        # holds back Runtime.evaluate until it commits, so an eval that times out says so.
         self.navigating_to: str | None = None
         self.viewport = (settings.viewport_width, settings.viewport_height)
         # Until setup has adopted our page, and while a crash reset makes a new one, page
@@ -108,10 +109,9 @@ class Page:
         await self._failed.wait()
 
     def crash_error(self, session: CdpSession | None = None) -> ToolError:
-        """The error of a call the crash cut short; the note saying the same is dropped. Given
-        the crashed `session` while it is still the page's (the pump has not handled the crash
-        yet: the connection fails its commands first), later calls wait for the new page and
-        the crash is not noted again."""
+        """The error of a call the crash cut short (its note is dropped). Given the crashed
+        `session` while it is still the page's (the pump has not handled the crash yet), later
+        calls wait for the new page and the crash is not noted again."""
         if session is not None and session is self.cdp:
             self._told_crash = session
             if self._usable.is_set():

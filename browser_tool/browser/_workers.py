@@ -34,11 +34,12 @@ log = logging.getLogger("browser_tool.workers")
 NETWORK_BUFFER = 1000  # responses kept per session
 # Target types we attach to, and the console context each is tagged with.
 _CONTEXTS = {"service_worker": "service_worker", "worker": "worker", "shared_worker": "worker"}
+# Out-of-process iframes too: the snapshot reads their accessibility tree on their session.
 _AUTO_ATTACH = {
     "autoAttach": True,
     "waitForDebuggerOnStart": True,
     "flatten": True,
-    "filter": [{"type": kind} for kind in _CONTEXTS],
+    "filter": [{"type": kind} for kind in (*_CONTEXTS, "iframe")],
 }
 # Nothing here reads response bodies: Chrome need not keep them.
 _NETWORK_ENABLE = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
@@ -77,6 +78,7 @@ class Workers:
         self.registry = ServiceWorkerRegistry()
         self.offline = False
         self.workers: dict[str, Worker] = {}  # by session id
+        self.frames: dict[str, CdpSession] = {}  # out-of-process iframes' sessions, by id
         self.page_session: CdpSession | None = None
 
     async def attach_page(self, cdp: CdpSession) -> None:
@@ -85,6 +87,7 @@ class Workers:
         CdpError when the page does not answer."""
         self.page_session = cdp
         self.workers.clear()  # a replaced page's workers went with it
+        self.frames.clear()
         self.registry.reset()
         await cdp.send("Network.enable", _NETWORK_ENABLE, timeout=_COMMAND_TIMEOUT)
         if self.offline:
@@ -130,6 +133,8 @@ class Workers:
     def _context_of(self, session_id: str | None) -> str | None:
         if self.page_session is not None and session_id == self.page_session.session_id:
             return "page"
+        if session_id in self.frames:
+            return "frame"
         worker = self.workers.get(session_id or "")
         return None if worker is None else worker.context
 
@@ -142,6 +147,9 @@ class Workers:
             self._adopt(p, nursery)
         elif method == "Target.detachedFromTarget":
             self.workers.pop(str(p.get("sessionId", "")), None)
+            self.frames.pop(str(p.get("sessionId", "")), None)
+        elif context == "frame":
+            return  # an iframe's session is read by the snapshot; nothing is enabled on it
         elif method in NETWORK_EVENTS:
             assert event.session_id is not None
             self.network.observe(method, p, context, event.session_id)
@@ -155,6 +163,14 @@ class Workers:
         info = p.get("targetInfo") or {}
         session_id = str(p.get("sessionId", ""))
         context = _CONTEXTS.get(str(info.get("type", "")))
+        if info.get("type") == "iframe":  # its own iframes and workers are attached as well
+            self.frames[session_id] = self.conn.session(session_id)
+            commands_: list[tuple[str, dict[str, Any]]] = [
+                ("Target.setAutoAttach", _AUTO_ATTACH),
+                ("Runtime.runIfWaitingForDebugger", {}),
+            ]
+            nursery.start_soon(self._send_in_order, session_id, commands_)
+            return
         if context is None:  # not asked for (the filter keeps it out): let it run, unwatched
             commands: list[tuple[str, dict[str, Any]]] = [("Runtime.runIfWaitingForDebugger", {})]
             nursery.start_soon(self._send_in_order, session_id, commands)
