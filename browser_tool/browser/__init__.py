@@ -6,12 +6,27 @@ context in a Chrome that conversations share.
 Imports the `cdp` layer and the foundation modules; nothing above.
 """
 
+from ._action_watch import ActionWatch, watch_action
+from ._actionable import ActionTarget, resolve_actionable
 from ._ax_tree import Snapshot, SnapshotNode
 from ._console import CONSOLE_CONTEXTS, ConsoleEntry, exception_text
 from ._context_session import ContextSession, run_context_session
 from ._dirs import SessionDirs
 from ._downloads import Download, download_params
-from ._input import KeyPress, key_events, parse_key
+from ._input import (
+    NAMED_KEYS,
+    KeyPress,
+    canonical_modifier,
+    insert_text,
+    key_events,
+    modifier_bits,
+    mouse_click,
+    mouse_move,
+    parse_key,
+    press_key,
+    select_all,
+    type_char,
+)
 from ._network_log import SOURCES as NETWORK_SOURCES
 from ._notes import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
 from ._page import Page
@@ -25,8 +40,11 @@ from ._workers import Worker
 __all__ = [
     "BROWSER_CRASHED_DURING_CALL",
     "CONSOLE_CONTEXTS",
+    "NAMED_KEYS",
     "NETWORK_SOURCES",
     "PAGE_CRASHED_DURING_CALL",
+    "ActionTarget",
+    "ActionWatch",
     "BrowserSession",
     "ConsoleEntry",
     "ContextSession",
@@ -42,13 +60,23 @@ __all__ = [
     "Snapshot",
     "SnapshotNode",
     "Worker",
+    "canonical_modifier",
     "capture_snapshot",
     "download_params",
     "exception_text",
+    "insert_text",
     "key_events",
+    "modifier_bits",
+    "mouse_click",
+    "mouse_move",
     "parse_key",
+    "press_key",
+    "resolve_actionable",
     "resolve_ref",
     "run_browser_session",
     "run_context_session",
     "run_shared_browser",
+    "select_all",
+    "type_char",
+    "watch_action",
 ]

@@ -235,3 +235,12 @@ async def mouse_click(
                     "modifiers": modifiers,
                 },
             )
+
+
+async def select_all(session: CdpSession) -> None:
+    """Select the focused field's text (the editing command, as Control+a does)."""
+    a = key_def("a")
+    assert a is not None
+    down = _key_event("rawKeyDown", a, MODIFIERS["Control"][0], text="")
+    await session.send("Input.dispatchKeyEvent", {**down, "commands": ["selectAll"]})
+    await session.send("Input.dispatchKeyEvent", _key_event("keyUp", a, 0, text=""))

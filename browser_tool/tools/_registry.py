@@ -16,9 +16,11 @@ from .._errors import (
     SessionClosedError,
 )
 from ..browser import BROWSER_CRASHED_DURING_CALL, CONSOLE_CONTEXTS, NETWORK_SOURCES
+from ._actions import ACTION_TOOLS
 from ._console_logs import clear_console_logs, recent_console_logs
 from ._context import ToolContext
 from ._eval import evaluate
+from ._history import HISTORY_TOOLS
 from ._navigate import navigate
 from ._network_sources import network_sources
 from ._offline import set_offline
@@ -27,7 +29,10 @@ from ._read_image import read_image
 from ._resize import check_dimensions, resize
 from ._screenshot import screenshot
 from ._service_workers import service_workers
+from ._snapshot import SNAPSHOT_TOOL
 from ._tool import TIMEOUT_FIELD, Tool, object_schema
+from ._upload import UPLOAD_TOOL
+from ._wait_for import WAIT_FOR_TOOL
 
 TOOLS: tuple[Tool, ...] = (
     Tool(
@@ -177,6 +182,11 @@ TOOLS: tuple[Tool, ...] = (
         ),
         read_image,
     ),
+    SNAPSHOT_TOOL,
+    *ACTION_TOOLS,
+    UPLOAD_TOOL,
+    WAIT_FOR_TOOL,
+    *HISTORY_TOOLS,
 )
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
 

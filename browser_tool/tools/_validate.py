@@ -1,12 +1,14 @@
 """Validating tool input against the small JSON Schema subset our tool schemas use.
 
-Pure. Supported: type object/string/integer/number/boolean, properties, required,
-additionalProperties: false, minimum/maximum, minLength/maxLength, enum. Errors name the field and
-the rule, and nothing runs before the input is valid.
+Pure. Supported: type object/string/integer/number/boolean/array, properties, required,
+additionalProperties: false, minimum/maximum, minLength/maxLength, enum, items,
+minItems/maxItems. Errors name the field and the rule, and nothing runs before the input is
+valid; an unknown field spelt in camelCase (as other tools spell theirs) gets our name for it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +20,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "number": (int, float),
     "boolean": (bool,),
     "object": (dict,),
+    "array": (list,),
 }
 
 
@@ -33,7 +36,9 @@ def validate_input(schema: Mapping[str, Any], value: object) -> dict[str, Any]:
         unknown = sorted(set(value) - set(properties))
         if unknown:
             allowed = ", ".join(sorted(properties)) or "none"
-            raise InvalidInputError(unknown[0], f"is not a known field (known: {allowed})")
+            snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", unknown[0]).lower()
+            hint = f"; did you mean {snake!r}?" if snake in properties else ""
+            raise InvalidInputError(unknown[0], f"is not a known field{hint} (known: {allowed})")
     for name, field_value in value.items():
         if name in properties:
             _check(name, properties[name], field_value)
@@ -57,6 +62,8 @@ def _check(name: str, schema: Mapping[str, Any], value: object) -> None:
         low, high = schema.get("minimum"), schema.get("maximum")
         if (low is not None and value < low) or (high is not None and value > high):
             raise InvalidInputError(name, f"must be from {low} to {high}; got {value!r}", value)
+    if isinstance(value, list):
+        _check_items(name, schema, value)
     if isinstance(value, str):
         if len(value) < schema.get("minLength", 0):
             raise InvalidInputError(name, "must not be empty", value)
@@ -66,8 +73,27 @@ def _check(name: str, schema: Mapping[str, Any], value: object) -> None:
             )
 
 
+def _check_items(name: str, schema: Mapping[str, Any], value: list[Any]) -> None:
+    if len(value) < schema.get("minItems", 0):
+        raise InvalidInputError(name, f"must have at least {schema['minItems']} item(s)", value)
+    if "maxItems" in schema and len(value) > schema["maxItems"]:
+        raise InvalidInputError(
+            name, f"must have at most {schema['maxItems']} items; got {len(value)}"
+        )
+    items = schema.get("items")
+    if items is None:
+        return
+    for index, item in enumerate(value):
+        try:
+            _check(name, items, item)
+        except InvalidInputError as exc:
+            raise InvalidInputError(name, f"item {index + 1} {exc.rule}", item) from None
+
+
 def _article(kind: str) -> str:
-    return {"integer": "an integer", "object": "an object"}.get(kind, f"a {kind}")
+    return {"integer": "an integer", "object": "an object", "array": "an array"}.get(
+        kind, f"a {kind}"
+    )
 
 
 def _describe(value: object) -> str:

@@ -1,0 +1,190 @@
+"""What an action did to the page, in a few lines: a navigation (URL and title), a popup, a
+dialog, a download, what changed in the elements the model last saw (by ref), new console
+errors. Only what was checked is said; an action that changed nothing visible says so.
+
+Used as `async with watch_action(page) as watch:` around the input; `await watch.finish(...)`
+after it waits for the consequences within the call's deadline: a navigation's load, else a
+short settle (two animation frames, no navigation pending).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import trio
+
+from .._errors import CdpError
+from ..cdp import CdpEvent
+from ._ax_tree import Snapshot, SnapshotNode
+from ._page import Page
+from ._snapshot import capture_snapshot
+
+MAX_CHANGES = 6  # element change lines shown; more are counted
+MAX_ERRORS = 3  # console error lines shown
+_SETTLE = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+_EVENTS = (
+    "Page.frameStartedNavigating",
+    "Page.frameNavigated",
+    "Page.lifecycleEvent",
+    "Page.frameStoppedLoading",
+)
+_SAME_DOCUMENT = ("sameDocument", "historySameDocument")
+
+
+@dataclass
+class ActionWatch:
+    page: Page
+    events: trio.MemoryReceiveChannel[CdpEvent]
+    console_before: int
+    downloads_before: int
+    url_before: str
+    extra: list[str] = field(default_factory=list)  # what the tool itself did (file chooser)
+    _navigating: bool = False
+    _loaded: bool = False
+    _committed_url: str = ""
+
+    def _take(self, event: CdpEvent) -> None:
+        p = event.params
+        main = self.page.target_id
+        frame_id = p.get("frameId") or (p.get("frame") or {}).get("id")
+        if frame_id != main:
+            return
+        if event.method == "Page.frameStartedNavigating":
+            if p.get("navigationType") not in _SAME_DOCUMENT:
+                self._navigating, self._loaded = True, False
+        elif event.method == "Page.frameNavigated":
+            self._committed_url = str(p.get("frame", {}).get("url", ""))
+        elif (
+            event.method == "Page.frameStoppedLoading"
+            or (event.method == "Page.lifecycleEvent" and p.get("name") == "load")
+        ) and self._navigating:
+            self._loaded = True  # a page restored from the back/forward cache has no load
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                event = self.events.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel):
+                return
+            self._take(event)
+
+    async def finish(self, deadline: float, timeout_text: str) -> list[str]:
+        """Wait for the action's consequences (by `deadline`) and say what they were."""
+        lines: list[str] = []
+        with trio.move_on_at(deadline):
+            with contextlib.suppress(CdpError):
+                await self.page.session.send(
+                    "Runtime.evaluate", {"expression": _SETTLE, "awaitPromise": True}
+                )
+            self._drain()
+            while self._navigating and not self._loaded:
+                self._take(await self.events.receive())
+        self._drain()
+        url, title = await self._current(deadline)
+        if self._navigating and not self._loaded:
+            lines.append(
+                f"Navigation started (to {self.page.navigating_to or self._committed_url or url})"
+                f" and did not finish loading within {timeout_text}."
+            )
+        elif self._navigating or url != self.url_before:
+            lines.append(f"Navigated to {url} (title: {title!r}).")
+        lines += self.extra
+        lines += self.page.take_notes()  # popups closed, dialogs answered, a crash
+        lines += self._downloads()
+        lines += self._console_errors()
+        if not self._navigating and url == self.url_before:
+            lines += await self._changes(deadline)
+        else:
+            self.page.last_snapshot = None  # refs of the old document are gone with it
+        return lines or ["No visible change on the page."]
+
+    async def _current(self, deadline: float) -> tuple[str, str]:
+        with trio.move_on_at(deadline), contextlib.suppress(CdpError):
+            history = await self.page.session.send("Page.getNavigationHistory")
+            entry = history["entries"][history["currentIndex"]]
+            return str(entry.get("url", "")), str(entry.get("title", ""))
+        return self._committed_url or self.url_before, ""
+
+    def _downloads(self) -> list[str]:
+        lines = []
+        for download in list(self.page.downloads.values())[self.downloads_before :]:
+            lines.append(
+                f"A download started: {download.suggested_filename!r} from {download.url} "
+                f"(state: {download.state}; saved under {self.page.downloads_dir})."
+            )
+        return lines
+
+    def _console_errors(self) -> list[str]:
+        new = self.page.console.total - self.console_before
+        errors = [
+            e
+            for e in self.page.console.recent(max(new, 0))
+            if e.seq > self.console_before and e.level in ("error", "exception")
+        ]
+        lines = [f"Console {e.level}: {e.text[:200]}" for e in errors[:MAX_ERRORS]]
+        if len(errors) > MAX_ERRORS:
+            lines.append(
+                f"... and {len(errors) - MAX_ERRORS} more console errors "
+                "(browser_recent_console_logs)."
+            )
+        return lines
+
+    async def _changes(self, deadline: float) -> list[str]:
+        before = self.page.last_snapshot
+        if before is None:
+            return []
+        with trio.move_on_at(deadline), contextlib.suppress(CdpError):
+            after = await capture_snapshot(self.page)
+            self.page.last_snapshot = after
+            return diff_snapshots(before, after)
+        return ["(The page's elements could not be compared within the call's timeout.)"]
+
+
+def diff_snapshots(before: Snapshot, after: Snapshot) -> list[str]:
+    """Lines saying what changed between two snapshots of one document, by ref."""
+    old = {n.ref: n for n in before.nodes if n.ref}
+    new = {n.ref: n for n in after.nodes if n.ref}
+    lines: list[str] = []
+    for ref, node in new.items():
+        was = old.get(ref)
+        if was is None:
+            lines.append(f"Appeared: {_line(node)}")
+            continue
+        if (was.value or "") != (node.value or ""):
+            lines.append(f'{_line(node, value=False)}: "{was.value or ""}" -> "{node.value or ""}"')
+        if _states(was) != _states(node):
+            lines.append(
+                f"{_line(node, value=False)}: [{', '.join(_states(was))}] -> "
+                f"[{', '.join(_states(node))}]"
+            )
+        if was.name != node.name:
+            lines.append(f'{_line(node, value=False)}: name was "{was.name}"')
+    lines += [f"Gone: {_line(node)}" for ref, node in old.items() if ref not in new]
+    if before.title != after.title:
+        lines.insert(0, f"Title changed: {before.title!r} -> {after.title!r}")
+    if len(lines) > MAX_CHANGES:
+        lines = [*lines[:MAX_CHANGES], f"... and {len(lines) - MAX_CHANGES} more changes."]
+    return lines
+
+
+def _states(node: SnapshotNode) -> tuple[str, ...]:
+    return tuple(s for s in node.states if s != "focused")  # focus follows every input
+
+
+def _line(node: SnapshotNode, *, value: bool = True) -> str:
+    name = f' "{node.name}"' if node.name else ""
+    text = f"{node.role}{name} [ref={node.ref}]"
+    return f"{text}: {node.value}" if value and node.value else text
+
+
+@contextlib.asynccontextmanager
+async def watch_action(page: Page) -> AsyncIterator[ActionWatch]:
+    """Watch the page around an action; listen before the input is sent."""
+    url = ""
+    with contextlib.suppress(CdpError, KeyError, IndexError):
+        history = await page.session.send("Page.getNavigationHistory")
+        url = str(history["entries"][history["currentIndex"]].get("url", ""))
+    async with page.session.listen(*_EVENTS, buffer=1000) as events:
+        yield ActionWatch(page, events, page.console.total, len(page.downloads), url)
