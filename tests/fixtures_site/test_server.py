@@ -75,6 +75,16 @@ PAGE_MARKERS: dict[str, list[str]] = {
     ],
     "fetch.html": ['fetch("/api/data.json")', 'id="result"'],
     "popup.html": ["window.open('/index.html')"],
+    "login.html": ['action="/welcome.html"', 'name="email" type="email"', "Sign in"],
+    "welcome.html": ["<title>Welcome</title>", '.get("email")'],
+    "inputs.html": ['id="name"', 'id="agree"', 'name="size"', ":hover", "window.clicks"],
+    "select.html": ['id="color"', "onchange", "multiple"],
+    "upload.html": ['id="file" type="file"', "getElementById('hidden-file').click()"],
+    "rerender.html": ["replaceChildren", "window.keydowns"],
+    "overlay.html": ['aria-label="Cookie consent"', "position: fixed"],
+    "disabled.html": ["disabled onclick", 'aria-disabled="true"'],
+    "blank_link.html": ['target="_blank"'],
+    "submit_nav.html": ['action="/welcome.html"'],
 }
 
 
