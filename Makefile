@@ -38,7 +38,17 @@ $(BENCH_VENV)/.installed:
 	$(BENCH_VENV)/bin/python -m pip install --quiet '$(PLAYWRIGHT)'
 	touch $@
 
-bench: setup $(BENCH_VENV)/.installed
+# The snapshot table's peer: Playwright MCP from npm, pinned, in the benchmark's own directory.
+# It drives our Chrome binary (--executable-path); no browser is ever downloaded.
+BENCH_NODE := bench/.node
+PLAYWRIGHT_MCP := @playwright/mcp@0.0.83
+
+$(BENCH_NODE)/.installed:
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix $(BENCH_NODE) --no-audit --no-fund \
+		--silent '$(PLAYWRIGHT_MCP)'
+	touch $@
+
+bench: setup $(BENCH_VENV)/.installed $(BENCH_NODE)/.installed
 	$(BIN)/python -m bench
 
 clean:

@@ -1,7 +1,9 @@
 """`make bench` (`python -m bench`): ours side by side with Playwright for Python and a raw CDP
 floor (see `_compare`), written to bench/results/latest.{json,md,png}; then shared-browser mode
 beside process mode (`context_mode`, its table added to latest.md); then the reaper's own
-benchmark (20 real orphans). `python -m bench compare|context_mode|reap_20` runs one.
+benchmark (20 real orphans); last, the snapshot table beside Playwright MCP (`snapshot_compare`,
+appended to latest.md and latest.json). `python -m bench compare|context_mode|reap_20|snapshot`
+runs one.
 Timing targets live here, never in tests."""
 
 from __future__ import annotations
@@ -57,10 +59,19 @@ def reap_20() -> int:
     return subprocess.run([sys.executable, "-m", "bench.reap_20"], check=False).returncode
 
 
+def snapshot() -> int:
+    return subprocess.run([sys.executable, "-m", "bench.snapshot_compare"], check=False).returncode
+
+
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or ["compare", "context_mode", "reap_20"]
+    chosen = sys.argv[1:] or ["compare", "context_mode", "reap_20", "snapshot"]
     status = 0
     for name in chosen:
         print(f"== {name}", flush=True)
-        status |= {"compare": compare, "context_mode": context_mode, "reap_20": reap_20}[name]()
+        status |= {
+            "compare": compare,
+            "context_mode": context_mode,
+            "reap_20": reap_20,
+            "snapshot": snapshot,
+        }[name]()
     sys.exit(status)

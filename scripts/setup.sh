@@ -5,7 +5,10 @@
 #   2. nginx, for the multi-host test (tests/deploy/test_nginx.py runs its own nginx on loopback):
 #      when /usr/sbin/nginx is missing, install Debian's nginx (root only; otherwise say what to
 #      install). The system service the package sets up is stopped and disabled again.
-#   3. Python: create .venv and install this package with its dev dependencies when pyproject.toml
+#   3. Debian's Python HTML docs (python3.11-doc), the real page of `make bench`'s snapshot
+#      table (bench/snapshot_compare.py serves /usr/share/doc/python3.11/html on loopback):
+#      installed with apt-get when missing (root only; otherwise say what to install).
+#   4. Python: create .venv and install this package with its dev dependencies when pyproject.toml
 #      changed since the last install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +46,18 @@ if [ ! -x "$NGINX" ]; then
         echo "setup: install the Debian package: sudo apt-get install nginx" >&2
         echo "setup: (the test runs its own nginx on loopback; the system service may stay off)" >&2
         exit 1
+    fi
+fi
+
+PYTHON_DOCS=/usr/share/doc/python3.11/html/library/index.html
+if [ ! -f "$PYTHON_DOCS" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "setup: $PYTHON_DOCS is missing; installing python3.11-doc (make bench's snapshot table)" >&2
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3.11-doc >/dev/null
+    else
+        echo "setup: python3.11-doc is missing; make bench's snapshot table leaves its Python docs pages out." >&2
+        echo "setup: install the Debian package: sudo apt-get install python3.11-doc" >&2
     fi
 fi
 
