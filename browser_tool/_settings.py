@@ -47,6 +47,8 @@ class Settings:
     viewport_height: int = 720  # VIEWPORT_HEIGHT
     console_buffer: int = 1000  # CONSOLE_BUFFER: entries kept per session
     inline_text_limit: int = 1024  # INLINE_TEXT_LIMIT: longer text goes to a file
+    # SNAPSHOT_INLINE_CHARS: a longer snapshot keeps its top inline, the whole in a file
+    snapshot_inline_limit: int = 12_000
     image_max_long_edge: int = 1568  # IMAGE_MAX_LONG_EDGE
     image_max_pixels: int = 1_150_000  # IMAGE_MAX_PIXELS
     image_max_bytes: int = 5 * 1024 * 1024  # IMAGE_MAX_BYTES
@@ -76,6 +78,10 @@ class Settings:
                 raise InvalidInputError(env_name(name), "must be 'accept' or 'dismiss'")
         if not 1 <= self.viewport_width <= 10000 or not 1 <= self.viewport_height <= 10000:
             raise InvalidInputError("BROWSER_TOOL_VIEWPORT_*", "must be integers from 1 to 10000")
+        if not 1_000 <= self.snapshot_inline_limit <= 1_000_000:
+            raise InvalidInputError(
+                env_name("snapshot_inline_limit"), "must be an integer from 1000 to 1000000"
+            )
         if not 0 <= self.pool_size <= 64:
             raise InvalidInputError(env_name("pool_size"), "must be an integer from 0 to 64")
         for name in ("idle_timeout", "max_lifetime"):
@@ -123,7 +129,10 @@ class Settings:
 
 def env_name(field_name: str) -> str:
     """A Settings field's environment variable: "idle_timeout" -> "BROWSER_TOOL_IDLE_TIMEOUT"."""
-    return "BROWSER_TOOL_" + {"chrome_path": "CHROME"}.get(field_name, field_name.upper())
+    return "BROWSER_TOOL_" + {
+        "chrome_path": "CHROME",
+        "snapshot_inline_limit": "SNAPSHOT_INLINE_CHARS",
+    }.get(field_name, field_name.upper())
 
 
 _TRUE = {"1", "true", "yes", "on"}

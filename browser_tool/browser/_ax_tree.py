@@ -41,7 +41,11 @@ ACTIONABLE_ROLES = frozenset(
         "textarea",
     }
 )
-_FOLDED = frozenset({"generic", "none", "presentation", "InlineTextBox", "LineBreak", "Unknown"})
+_FOLDED = frozenset(
+    {"generic", "none", "presentation", "LabelText", "MenuListPopup", "LineBreak", "Unknown"}
+)
+_DROPPED = frozenset({"InlineTextBox", "ListMarker"})  # with their children
+_RENAMED = {"Iframe": "iframe", "DisclosureTriangle": "summary"}
 _TEXT = "StaticText"
 STATE_ORDER = ("checked", "mixed", "disabled", "expanded", "selected", "pressed", "required")
 _STATES = (*STATE_ORDER, "focused")
@@ -169,6 +173,8 @@ def _fold(node: dict[str, Any], f: _Folder) -> list[Item]:
         if child is not None:
             children.extend(_fold(child, f))
     role = str(_value(node, "role") or "")
+    if role in _DROPPED:
+        return []
     name = _clean(_value(node, "name"))
     backend = node.get("backendDOMNodeId")
     if role == "Iframe" and isinstance(backend, int):
@@ -185,7 +191,7 @@ def _fold(node: dict[str, Any], f: _Folder) -> list[Item]:
     props = _props(node)
     states = tuple(s for s in _STATES if _state(props, s))
     item = Item(
-        role="iframe" if role == "Iframe" else role,
+        role=_RENAMED.get(role, role),
         name=name,
         backend_id=backend if isinstance(backend, int) else None,
         states=states,
@@ -207,9 +213,9 @@ def _fold(node: dict[str, Any], f: _Folder) -> list[Item]:
     texts = [c.name for c in children if c.role == "text"]
     if children and len(texts) == len(children):
         joined = " ".join(texts)
-        if joined == name or (not name and item.value is None):
+        if joined in (name, item.value) or (not name and item.value is None):
             item.children = []
-            if not name:
+            if not name and item.value is None:
                 item.value = joined
     return [item]
 
@@ -225,13 +231,21 @@ def _state(props: dict[str, Any], state: str) -> bool:
 
 
 def _merge_text(items: list[Item]) -> list[Item]:
+    """Adjacent text merged; a text that only repeats a neighbour's name (a label) dropped."""
     out: list[Item] = []
     for item in items:
         if item.role == "text" and out and out[-1].role == "text":
             out[-1] = Item("text", f"{out[-1].name} {item.name}", out[-1].backend_id)
         else:
             out.append(item)
-    return out
+    names = [item.name if item.role != "text" else None for item in out]
+    return [
+        item
+        for i, item in enumerate(out)
+        if item.role != "text"
+        or item.name
+        not in {names[i - 1] if i else None, names[i + 1] if i + 1 < len(out) else None}
+    ]
 
 
 def flatten(

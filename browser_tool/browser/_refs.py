@@ -13,14 +13,12 @@ still connected; each failure says which and asks for a new snapshot.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .._errors import CdpCommandError, CdpConnectionError, ToolError
 from ..cdp import CdpSession
-
-if TYPE_CHECKING:
-    from ._page import Page
 
 _REF = re.compile(r"e[1-9][0-9]{0,9}")
 _TAKE_NEW = "take a new snapshot (browser_snapshot) and use its refs"
@@ -97,6 +95,22 @@ class RefTable:
         return f"{entry.role}{name} [ref={ref}]"
 
 
+class _Frames(Protocol):
+    @property
+    def frames(self) -> Mapping[str, CdpSession]: ...
+
+
+class RefPage(Protocol):
+    """What resolution needs of a Page (the Page itself imports this module)."""
+
+    @property
+    def refs(self) -> RefTable: ...
+    @property
+    def session(self) -> CdpSession: ...
+    @property
+    def workers(self) -> _Frames: ...
+
+
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -106,7 +120,7 @@ def _refused(ref: str, element: str | None, why: str) -> ToolError:
     return ToolError(f"{what} {why}; {_TAKE_NEW}.")
 
 
-async def resolve_ref(page: Page, ref: str, element: str | None = None) -> ElementHandle:
+async def resolve_ref(page: RefPage, ref: str, element: str | None = None) -> ElementHandle:
     """The live element of `ref`, for one action. Raises ToolError saying why not (see the
     module docstring), echoing the model's description `element` when given; CdpError when the
     page does not answer."""
@@ -145,7 +159,7 @@ async def resolve_ref(page: Page, ref: str, element: str | None = None) -> Eleme
     )
 
 
-def _session_of(page: Page, page_session: CdpSession, session_id: str) -> CdpSession | None:
+def _session_of(page: RefPage, page_session: CdpSession, session_id: str) -> CdpSession | None:
     if session_id == page_session.session_id:
         return page_session
     return page.workers.frames.get(session_id)

@@ -15,7 +15,14 @@ from typing import Any
 
 from .._errors import ToolError
 
-__all__ = ["ToolImage", "ToolOutput", "save_text", "spill_large_text", "spill_lines"]
+__all__ = [
+    "ToolImage",
+    "ToolOutput",
+    "save_text",
+    "spill_large_text",
+    "spill_lines",
+    "spill_top_lines",
+]
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,30 @@ def spill_lines(
     kept.reverse()
     left_out = len(lines) - len(kept)
     return "\n".join([header, _footer(left_out, len(lines), total, path, noun), *kept])
+
+
+def spill_top_lines(
+    header: str, lines: list[str], outputs_dir: Path, *, label: str, limit: int, noun: str
+) -> str:
+    """`header` and `lines` as one text if it has at most `limit` characters; else the header,
+    the *first* lines that fit (the top of a tree) and a line saying how many later lines were
+    left out and which file holds them all. Raises ToolError when the file cannot be written."""
+    whole = "\n".join([header, *lines])
+    if len(whole) <= limit:
+        return whole
+    path = save_text(whole, outputs_dir, label=label)
+    room = limit - len(header) - 200 - len(str(path))
+    kept = 0
+    for line in lines:
+        room -= len(line) + 1
+        if room < 0:
+            break
+        kept += 1
+    note = (
+        f"[{len(lines) - kept:,} later {noun} left out here; all {len(lines):,} {noun} "
+        f"({len(whole):,} characters) are in {path}]"
+    )
+    return "\n".join([header, *lines[:kept], note])
 
 
 def _footer(left_out: int, count: int, size: int, path: Path, noun: str) -> str:

@@ -85,6 +85,11 @@ PAGE_MARKERS: dict[str, list[str]] = {
     "disabled.html": ["disabled onclick", 'aria-disabled="true"'],
     "blank_link.html": ['target="_blank"'],
     "submit_nav.html": ['action="/welcome.html"'],
+    "snapshot_form.html": ['id="remember" type="checkbox" checked', 'id="gone"'],
+    "snapshot_child.html": ['id="inner"', "Frame button"],
+    "frames.html": ['src="/snapshot_child.html?same"', '"localhost"'],
+    "shadow.html": ['attachShadow({mode: "open"})', "Shadow button"],
+    "big.html": ["i < 2500", "Buy ${i}"],
 }
 
 
