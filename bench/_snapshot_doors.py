@@ -80,7 +80,8 @@ COUNT_INTERACTIVE = (
 ).replace("%r", INTERACTIVE_SELECTOR_JS)
 
 # Roles a user acts on, as either snapshot names them (Chrome's accessibility roles and the
-# ARIA roles Playwright computes); compared lower-cased.
+# ARIA roles Playwright computes; the DPUB link roles, e.g. a footnote's doc-noteref, are
+# links); compared lower-cased.
 INTERACTIVE_ROLES = frozenset(
     [
         "button",
@@ -106,9 +107,13 @@ INTERACTIVE_ROLES = frozenset(
         "datetime",
         "inputtime",
         "time",
+        "doc-noteref",
+        "doc-backlink",
+        "doc-biblioref",
+        "doc-glossref",
     ]
 )
-_REF_LINE = re.compile(r"^\s*-\s+([A-Za-z]+)\b.*\[ref=[^\]]+\]")
+_REF_LINE = re.compile(r"^\s*-\s+([A-Za-z-]+)\b.*\[ref=[^\]]+\]")
 _PATH = re.compile(r"(/[^\s\])]+)")
 _PEER_FILE = re.compile(r"\]\(([^)]+\.ya?ml)\)")
 
