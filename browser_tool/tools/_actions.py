@@ -157,10 +157,6 @@ async def select_option(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     return await act_on_ref(ctx, args, perform)
 
 
-def _check_key(args: dict[str, Any]) -> None:
-    parse_key(args["key"])
-
-
 ACTION_TOOLS = (
     Tool(
         "browser_click",
@@ -223,7 +219,6 @@ ACTION_TOOLS = (
             ["key"],
         ),
         press,
-        _check_key,
     ),
     Tool(
         "browser_select_option",

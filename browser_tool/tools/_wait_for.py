@@ -77,5 +77,4 @@ WAIT_FOR_TOOL = Tool(
         [],
     ),
     wait_for,
-    _check,
 )
