@@ -34,6 +34,16 @@ TOOLS = [
     "browser_get_network_sources",
     "browser_set_offline",
     "read_image",
+    "browser_snapshot",
+    "browser_click",
+    "browser_type",
+    "browser_press_key",
+    "browser_select_option",
+    "browser_hover",
+    "browser_file_upload",
+    "browser_wait_for",
+    "browser_navigate_back",
+    "browser_navigate_forward",
 ]
 
 
@@ -192,8 +202,8 @@ def test_resize_dimensions_are_checked_with_the_documented_message(raw: dict[str
 
 
 def test_unknown_tool() -> None:
-    with pytest.raises(UnknownToolError, match="unknown tool 'browser_click'"):
-        find_tool("browser_click")
+    with pytest.raises(UnknownToolError, match="unknown tool 'browser_fly'"):
+        find_tool("browser_fly")
 
 
 @pytest.mark.parametrize(

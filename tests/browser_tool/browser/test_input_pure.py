@@ -6,6 +6,7 @@ import pytest
 
 from browser_tool import InvalidInputError
 from browser_tool.browser import key_events, parse_key
+from browser_tool.tools import find_tool, prepare_input
 
 
 def test_named_keys_have_code_and_virtual_key_code() -> None:
@@ -69,3 +70,29 @@ def test_unknown_keys_and_modifiers_are_refused_naming_the_field(combo: str) -> 
     with pytest.raises(InvalidInputError) as caught:
         parse_key(combo)
     assert caught.value.field == "key"
+
+
+def check(tool: str, raw: dict[str, object]) -> dict[str, object]:
+    return prepare_input(find_tool(tool), raw, 15.0, 300.0)[0]
+
+
+def test_camel_case_fields_get_our_snake_case_name() -> None:
+    with pytest.raises(InvalidInputError, match="did you mean 'double_click'"):
+        check("browser_click", {"ref": "e1", "doubleClick": True})
+    with pytest.raises(InvalidInputError, match="did you mean 'text_gone'"):
+        check("browser_wait_for", {"textGone": "x"})
+    with pytest.raises(InvalidInputError) as caught:
+        check("browser_click", {"ref": "e1", "colour": "red"})
+    assert "did you mean" not in str(caught.value)
+
+
+def test_array_fields_are_checked_item_by_item() -> None:
+    with pytest.raises(InvalidInputError, match="'values': item 2 must be a string"):
+        check("browser_select_option", {"ref": "e1", "values": ["a", 3]})
+    with pytest.raises(InvalidInputError, match="'values': must have at least 1 item"):
+        check("browser_select_option", {"ref": "e1", "values": []})
+    with pytest.raises(InvalidInputError, match="'modifiers': item 1 must be one of"):
+        check("browser_click", {"ref": "e1", "modifiers": ["Hyper"]})
+    with pytest.raises(InvalidInputError, match="'paths': must be an array"):
+        check("browser_file_upload", {"ref": "e1", "paths": "/tmp/x"})
+    assert check("browser_select_option", {"ref": "e1", "values": ["a"]})["values"] == ["a"]
