@@ -60,6 +60,7 @@ FIXTURE_PAGES = (
 DOC_PAGES = (("Python docs: library index", "library/index.html"),
              ("Python docs: stdtypes", "library/stdtypes.html"))  # fmt: skip
 SYSTEMS = ("api", "mcp", "peer")
+TITLE = "## Snapshot: ours beside Playwright MCP"
 
 
 def pages(site_url: str, docs_url: str | None) -> list[tuple[str, str]]:
@@ -177,7 +178,7 @@ def _cell(entry: dict[str, Any], field: str) -> str:
 def markdown(results: dict[str, Any]) -> str:
     load = ", ".join(f"{x:.2f}" for x in results["load_average_at_start"])
     lines = [
-        "## Snapshot: ours beside Playwright MCP",
+        TITLE,
         "",
         f"`python -m bench.snapshot_compare`, {results['when']}, {results['rounds']} rounds a "
         f"page (alternating who goes first), load average at start {load}. Both drive "
@@ -221,9 +222,10 @@ def write(results: dict[str, Any]) -> str:
     RESULTS.mkdir(exist_ok=True)
     section = markdown(results)
     (RESULTS / "snapshot.md").write_text(section)
-    if (RESULTS / "latest.md").exists():
-        with (RESULTS / "latest.md").open("a") as out:
-            out.write("\n" + section)
+    latest_md = RESULTS / "latest.md"
+    if latest_md.exists():  # this run's table replaces an earlier one's (a run of this alone)
+        before = latest_md.read_text().split("\n" + TITLE, 1)[0].rstrip("\n")
+        latest_md.write_text(before + "\n\n" + section)
     latest = RESULTS / "latest.json"
     data = json.loads(latest.read_text()) if latest.exists() else {}
     data["snapshot"] = results
