@@ -82,6 +82,10 @@ durations = (
     )
     | odd_text
 )
+# Long, but a request stays under the service's 1 MiB body limit with a few of them.
+long_text = st.builds(
+    lambda ch, n: ch * n, st.sampled_from(["x", "é", "'", "\n"]), st.integers(1_000, 50_000)
+)
 sizes = st.integers(min_value=-(2**40), max_value=2**40) | st.sampled_from(
     [0, 1, -1, 10_000, 10_001]
 )
@@ -114,6 +118,31 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "context": odd_text | st.sampled_from(["page", "service_worker", "worker", "PAGE", "tab"]),
     "offline": st.booleans() | json_values,
     "clear": st.booleans() | json_values,
+    "ref": odd_text | st.sampled_from(["e1", "e0", "e99999999999", "E1", "e-1", "1", "e1 "]),
+    "element": odd_text | long_text,
+    "button": odd_text | st.sampled_from(["left", "right", "middle", "LEFT", "back"]),
+    "double_click": st.booleans() | json_values,
+    "modifiers": st.lists(
+        odd_text | st.sampled_from(["Alt", "Control", "Meta", "Shift", "Ctrl", "Hyper"]),
+        max_size=6,
+    )
+    | json_values,
+    "text": odd_text | long_text,
+    "submit": st.booleans() | json_values,
+    "slowly": st.booleans() | json_values,
+    "key": odd_text
+    | st.sampled_from(["Enter", "Control+a", "+", "Control++", "a++b", "Hyper+a", "F13", "F12"]),
+    "values": st.lists(odd_text, max_size=5) | json_values,
+    "paths": st.lists(
+        odd_text | st.sampled_from(["/etc/passwd", "../../x", "/", ".", "missing.txt"]),
+        max_size=4,
+    )
+    | json_values,
+    "text_gone": odd_text | long_text,
+    "depth": sizes | json_values,
+    "time": st.floats(min_value=-5, max_value=5, allow_nan=False)
+    | st.sampled_from([0, 0.01, 3601, -1])
+    | json_values,
 }
 
 
