@@ -29,7 +29,7 @@ async def snapshot(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         )
     if deadline.cancelled_caught:
         raise ToolError(f"Timeout after {format_duration(ctx.timeout)} taking the snapshot")
-    if not (selector or ref):
+    if not (selector or ref) and args.get("depth") is None:  # whole-page captures only
         page.last_snapshot = shot
     lines = shot.lines() or ["(no accessible content)"]
     text = spill_top_lines(
