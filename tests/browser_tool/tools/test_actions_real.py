@@ -204,3 +204,21 @@ async def test_iframe_and_shadow_root_elements_take_clicks_and_typing(
     await ok(manager, "browser_click", ref=find_ref(snap, "button", "Shadow button"))
     active = "document.getElementById('card').shadowRoot.activeElement?.textContent"
     assert await js(manager, active) == "Shadow button"
+
+
+async def test_submit_navigates_and_a_dialog_is_reported(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    snap = await open_page(manager, site.url_for("/submit_nav.html"))
+    out = await ok(
+        manager, "browser_type", ref=find_ref(snap, "textbox", "Email"), text="ada", submit=True
+    )
+    assert out.startswith("Typed 'ada' into textbox \"Email\""), out
+    assert "and pressed Enter." in out
+    assert "Navigated to " + site.url_for("/welcome.html?email=ada") in out, out
+    snap = await open_page(manager, site.url_for("/inputs.html"))
+    out = await ok(manager, "browser_click", ref=find_ref(snap, "button", "Ask"))
+    assert "A JavaScript confirm dialog appeared ('Delete it?') and was dismissed." in out, out
+    assert await js(manager, "window.answer") is False
+    out = await ok(manager, "browser_hover", ref=find_ref(snap, "textbox", "Notes"))
+    assert out.endswith("No visible change on the page."), out
