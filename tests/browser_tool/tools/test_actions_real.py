@@ -222,3 +222,20 @@ async def test_submit_navigates_and_a_dialog_is_reported(
     assert await js(manager, "window.answer") is False
     out = await ok(manager, "browser_hover", ref=find_ref(snap, "textbox", "Notes"))
     assert out.endswith("No visible change on the page."), out
+
+
+async def test_iframe_elements_on_each_chrome_binary(
+    state_dir: Path, chrome_path: str, site: FixtureServer
+) -> None:
+    # Full Chromium isolates sites: its cross-origin iframe is an out-of-process one, whose
+    # coordinates are moved into the page's viewport (headless shell keeps it in-process).
+    async with open_session_manager(make_settings(state_dir, chrome_path=chrome_path)) as manager:
+        snap = await open_page(manager, site.url_for("/frames.html"))
+        buttons = re.findall(r'- button "Frame button"[^\n]*\[ref=(e\d+)\]', snap)
+        texts = re.findall(r'- textbox "Frame text"[^\n]*\[ref=(e\d+)\]', snap)
+        assert len(buttons) == len(texts) == 2, snap
+        out = await ok(manager, "browser_type", ref=texts[1], text="typed here")
+        assert f'[ref={texts[1]}]: "in frame" -> "typed here"' in out, out
+        await ok(manager, "browser_click", ref=buttons[1])
+        after = await ok(manager, "browser_snapshot")
+        assert re.search(rf'button "Frame button" \[focused\] \[ref={buttons[1]}\]', after), after
