@@ -31,7 +31,8 @@ PYTHON_DOCS = Path("/usr/share/doc/python3.11/html")
 
 # The page's interactive elements, counted by one expression (documented in README's
 # "Performance"): visible (a box, not display:none/visibility:hidden) elements matching
-# INTERACTIVE_SELECTOR, in the document, every open shadow root and every same-origin iframe's
+# INTERACTIVE_SELECTOR, and the options of a shown select (what browser_select_option picks),
+# in the document, every open shadow root and every same-origin iframe's
 # document (a cross-origin iframe's document is out of a page script's reach: not counted).
 INTERACTIVE_SELECTOR = ", ".join(
     [
@@ -75,7 +76,9 @@ COUNT_INTERACTIVE = (
     " if (e.shadowRoot) walk(e.shadowRoot);"
     " if (e.tagName === 'IFRAME') { try { if (e.contentDocument) walk(e.contentDocument); }"
     " catch (err) {} }"
-    " if (e.matches(sel) && shown(e)) seen.add(e); } };"
+    " if (e.matches(sel) && shown(e)) seen.add(e);"
+    " if (e.tagName === 'OPTION' && e.closest('select') && shown(e.closest('select')))"
+    " seen.add(e); } };"
     " walk(document); return seen.size; })()"
 ).replace("%r", INTERACTIVE_SELECTOR_JS)
 
@@ -102,6 +105,7 @@ INTERACTIVE_ROLES = frozenset(
         "tab",
         "treeitem",
         "disclosuretriangle",
+        "summary",
         "colorwell",
         "date",
         "datetime",
