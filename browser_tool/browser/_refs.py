@@ -152,6 +152,10 @@ async def resolve_ref(page: RefPage, ref: str, element: str | None = None) -> El
         )
     except (CdpCommandError, KeyError):
         raise _refused(ref, element, "is gone: the element was removed from the page") from None
+    except CdpConnectionError:
+        if session is page_session:
+            raise  # the page itself went away: a crash, reported as such
+        raise _refused(ref, element, "is in a frame that is gone") from None
     if connected.get("result", {}).get("value") is not True:
         raise _refused(ref, element, "is gone: the element was removed from the page")
     return ElementHandle(

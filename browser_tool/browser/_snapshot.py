@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .._errors import CdpCommandError, ToolError
+from .._errors import CdpCommandError, CdpConnectionError, ToolError
 from ..cdp import CdpSession
 from ._ax_tree import Item, Snapshot, SnapshotNode, flatten, fold_tree
 from ._refs import resolve_ref
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Snapshot", "SnapshotNode", "capture_snapshot"]
 
+# What a frame's session answers when the frame went away meanwhile (an iframe's target
+# detaches: its session's commands fail with CdpConnectionError, which must not be taken for
+# the page's crash).
+_GONE = (CdpCommandError, CdpConnectionError)
 _FIND_JS = """(() => {
   try { return document.querySelector(%s); }
   catch (e) { return String(e.message || e); }
@@ -114,7 +118,9 @@ async def _frames(page: CdpSession, oopifs: list[CdpSession]) -> dict[str, _Fram
     for session in [page, *oopifs]:
         try:
             tree = await session.send("Page.getFrameTree")
-        except CdpCommandError:
+        except _GONE:
+            if session is page:
+                raise
             continue  # an iframe target going away
         stack: list[tuple[dict[str, Any], str | None]] = [(tree.get("frameTree", {}), None)]
         while stack:
@@ -143,7 +149,9 @@ async def _ax_trees(frames: dict[str, _Frame]) -> dict[str, list[dict[str, Any]]
             got = await frame.session.send(
                 "Accessibility.getFullAXTree", {"frameId": frame.frame_id}
             )
-        except CdpCommandError:
+        except _GONE:
+            if frame.parent_id is None:
+                raise  # the main frame: the page itself does not answer
             continue  # a frame that went away meanwhile
         trees[frame.frame_id] = got.get("nodes", [])
     return trees
@@ -158,7 +166,7 @@ async def _owners(frames: dict[str, _Frame]) -> dict[tuple[str, int], str]:
             continue
         try:
             got = await parent.session.send("DOM.getFrameOwner", {"frameId": frame.frame_id})
-        except CdpCommandError:
+        except _GONE:
             continue
         backend = got.get("backendNodeId")
         if isinstance(backend, int):

@@ -6,12 +6,13 @@ resolve refs with `resolve_ref` on the conversation's page, as the action tools 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
 import pytest
 
-from browser_tool import BrowserSessionManager, ToolError
+from browser_tool import BrowserSessionManager, CdpError, ToolError
 from browser_tool.browser import _session as browser_session
 from browser_tool.browser import resolve_ref
 from fixtures_site import FixtureServer
@@ -208,3 +209,21 @@ async def test_a_10000_element_page_is_capped_inline_and_whole_in_a_file(
     whole = Path(found.group(3)).read_text()
     assert '- button "Buy 2499"' in whole
     assert whole.startswith(text.splitlines()[0])
+
+
+async def test_a_ref_from_before_a_crash_came_from_another_page(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    await ok(manager, "browser_navigate", url=site.url_for("/snapshot_form.html"))
+    ref = ref_of(await ok(manager, "browser_snapshot"), '- button "Sign in"')
+    session = await manager.get_or_create(C)
+    crashed = session.page.crashed
+    with contextlib.suppress(CdpError):  # the page may die before it answers
+        await session.page.session.send("Page.crash", timeout=10)
+    await crashed.wait()
+    await session.page.wait_usable()  # the replacement page is attached
+    message = await refused(manager, ref, "Sign in button")
+    assert message == (
+        f"Ref {ref} (Sign in button) came from another page (the page was replaced, e.g. after "
+        "a crash); take a new snapshot (browser_snapshot) and use its refs."
+    )
