@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 # Roles a user acts on: each such node gets a ref, as does any focusable or editable node.
 ACTIONABLE_ROLES = frozenset(
@@ -112,6 +113,25 @@ class Item:
     actionable: bool = False
     origin: tuple[str, str, str] = ("", "", "")  # session id, frame id, document (loaderId)
     children: list[Item] = field(default_factory=list)
+
+
+def shorten_url(url: str, page_url: str) -> str:
+    """A link's URL as a page would likely have written it: `#part` on the same page, the path
+    after the page's directory in the same directory (below the site root), the path on the
+    same origin, else the whole URL."""
+    parts = urlsplit(page_url)
+    if parts.scheme not in ("http", "https"):
+        return url
+    origin = f"{parts.scheme}://{parts.netloc}"
+    page = page_url.split("#", 1)[0]
+    directory = page.split("?", 1)[0].rsplit("/", 1)[0] + "/"
+    if url.startswith(page + "#"):
+        return url[len(page) :]
+    if directory != origin + "/" and url.startswith(directory) and len(url) > len(directory):
+        return url[len(directory) :]
+    if url.startswith(origin + "/"):
+        return url[len(origin) :]
+    return url
 
 
 def _quote(text: str) -> str:

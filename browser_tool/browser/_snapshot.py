@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from .._errors import CdpCommandError, CdpConnectionError, ToolError
 from ..cdp import CdpSession
-from ._ax_tree import Item, Snapshot, SnapshotNode, flatten, fold_tree
+from ._ax_tree import Item, Snapshot, SnapshotNode, flatten, fold_tree, shorten_url
 from ._refs import resolve_ref
 
 if TYPE_CHECKING:
@@ -60,10 +59,9 @@ async def capture_snapshot(
     main = next(f for f in frames.values() if f.parent_id is None and f.session is session)
     trees = await _ax_trees(frames)
     owners = await _owners(frames)
-    origin = _origin(main.url)
 
     def short_url(url: str) -> str:
-        return url[len(origin) :] if origin and url.startswith(origin + "/") else url
+        return shorten_url(url, main.url)
 
     def fold(frame: _Frame, root_backend: int | None = None) -> list[Item] | None:
         def embedded(backend_id: int) -> list[Item] | None:
@@ -98,11 +96,6 @@ async def capture_snapshot(
         return refs.ref_for(session_id, frame_id, document, item.backend_id, item.role, item.name)
 
     return Snapshot(main.url, title, flatten(items, assign, max_depth=depth))
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
 
 
 def _title(nodes: list[dict[str, Any]]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from browser_tool.browser import RefTable
-from browser_tool.browser._ax_tree import Item, flatten, fold_tree
+from browser_tool.browser._ax_tree import Item, flatten, fold_tree, shorten_url
 
 _ids = iter(range(1, 10_000))
 
@@ -161,3 +161,13 @@ def test_ref_table_keeps_a_nodes_ref_and_never_reuses_one() -> None:
     other_document = table.ref_for("s", "f", "doc2", 7, "button", "OK")
     assert (first, other_document) == ("e1", "e2")
     assert table.describe("e1") == 'button "OK" [ref=e1]'
+
+
+def test_link_urls_are_shown_as_a_page_would_write_them() -> None:
+    page = "http://h.test/library/stdtypes.html?x=1#top"
+    assert shorten_url("http://h.test/library/stdtypes.html?x=1#str.join", page) == "#str.join"
+    assert shorten_url("http://h.test/library/functions.html#len", page) == "functions.html#len"
+    assert shorten_url("http://h.test/index.html", page) == "/index.html"
+    assert shorten_url("https://other.test/a", page) == "https://other.test/a"
+    assert shorten_url("http://h.test/docs/", "http://h.test/form.html") == "/docs/"
+    assert shorten_url("http://h.test/docs/", "about:blank") == "http://h.test/docs/"
