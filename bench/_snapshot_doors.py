@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import re
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -32,8 +33,9 @@ PYTHON_DOCS = Path("/usr/share/doc/python3.11/html")
 # The page's interactive elements, counted by one expression (documented in README's
 # "Performance"): visible (a box, not display:none/visibility:hidden) elements matching
 # INTERACTIVE_SELECTOR, and the options of a shown select (what browser_select_option picks),
-# in the document, every open shadow root and every same-origin iframe's
-# document (a cross-origin iframe's document is out of a page script's reach: not counted).
+# in the document, every open shadow root and every same-origin iframe's document. A
+# cross-origin iframe's document is out of a page script's reach: the expression returns its
+# URL, and `ApiTaker.interactive_count` counts that document loaded on its own (one level).
 INTERACTIVE_SELECTOR = ", ".join(
     [
         "a[href]",
@@ -68,18 +70,18 @@ INTERACTIVE_SELECTOR = ", ".join(
 )
 INTERACTIVE_SELECTOR_JS = repr(INTERACTIVE_SELECTOR)
 COUNT_INTERACTIVE = (
-    "(() => { const sel = %r; const seen = new Set();"
+    "(() => { const sel = %r; const seen = new Set(); const far = [];"
     " const shown = e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);"
     " return (r.width > 0 || r.height > 0) && s.visibility !== 'hidden'"
     " && s.display !== 'none'; };"
     " const walk = root => { for (const e of root.querySelectorAll('*')) {"
     " if (e.shadowRoot) walk(e.shadowRoot);"
-    " if (e.tagName === 'IFRAME') { try { if (e.contentDocument) walk(e.contentDocument); }"
-    " catch (err) {} }"
+    " if (e.tagName === 'IFRAME' && shown(e)) { let d = null; try { d = e.contentDocument; }"
+    " catch (err) {} if (d) walk(d); else if (e.src) far.push(e.src); }"
     " if (e.matches(sel) && shown(e)) seen.add(e);"
     " if (e.tagName === 'OPTION' && e.closest('select') && shown(e.closest('select')))"
     " seen.add(e); } };"
-    " walk(document); return seen.size; })()"
+    " walk(document); return [seen.size, ...far].join(' '); })()"
 ).replace("%r", INTERACTIVE_SELECTOR_JS)
 
 # Roles a user acts on, as either snapshot names them (Chrome's accessibility roles and the
@@ -162,9 +164,20 @@ class ApiTaker:
     async def snapshot(self) -> str:
         return await self.call("browser_snapshot", {})
 
-    async def interactive_count(self) -> int:
+    async def _count_here(self) -> tuple[int, list[str]]:
         text = await self.call("browser_eval", {"expression": COUNT_INTERACTIVE})
-        return int(re.findall(r"\d+", text)[0])
+        count, *far = json.loads(text.split(">", 1)[1].rsplit("</", 1)[0]).split()
+        return int(count), far
+
+    async def interactive_count(self, url: str) -> int:
+        """The interactive elements of the page at `url` and of its cross-origin iframes'
+        documents (each loaded on its own). Leaves this taker on another page."""
+        await self.navigate(url)
+        total, far = await self._count_here()
+        for frame_url in far:
+            await self.navigate(frame_url)
+            total += (await self._count_here())[0]
+        return total
 
 
 class McpTaker:

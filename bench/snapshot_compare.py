@@ -79,10 +79,9 @@ def pages(site_url: str, docs_url: str | None) -> list[tuple[str, str]]:
 async def measure_page(
     takers: dict[str, Taker], api: ApiTaker, url: str, rounds: int
 ) -> dict[str, Any]:
-    row: dict[str, Any] = {"url": url}
+    row: dict[str, Any] = {"url": url, "interactive": await api.interactive_count(url)}
     for taker in takers.values():
         await taker.navigate(url)
-    row["interactive"] = await api.interactive_count()
     times: dict[str, list[float]] = {name: [] for name in takers}
     texts: dict[str, str] = {}
     errors: dict[str, str] = {}
