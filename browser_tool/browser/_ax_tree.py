@@ -187,16 +187,18 @@ class _Folder:
 
 
 def _fold(node: dict[str, Any], f: _Folder) -> list[Item]:
-    children: list[Item] = []
-    for child_id in node.get("childIds", []):
-        child = f.by_id.get(str(child_id))
-        if child is not None:
-            children.extend(_fold(child, f))
     role = str(_value(node, "role") or "")
     if role in _DROPPED:
         return []
     name = _clean(_value(node, "name"))
     backend = node.get("backendDOMNodeId")
+    if role == _TEXT:  # its children are InlineTextBoxes: not read at all (a third of the tree)
+        return [Item("text", name, backend)] if name and not node.get("ignored") else []
+    children: list[Item] = []
+    for child_id in node.get("childIds", []):
+        child = f.by_id.get(str(child_id))
+        if child is not None:
+            children.extend(_fold(child, f))
     if role == "Iframe" and isinstance(backend, int):
         inner = f.embedded(backend)
         if inner is not None:
@@ -204,8 +206,6 @@ def _fold(node: dict[str, Any], f: _Folder) -> list[Item]:
     children = _merge_text(children)
     if node.get("ignored") or role in ("RootWebArea", "WebArea"):
         return children
-    if role == _TEXT:
-        return [Item("text", name, backend)] if name else []
     if role in _FOLDED and not name:
         return children
     props = _props(node)
