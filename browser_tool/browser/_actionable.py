@@ -128,10 +128,15 @@ async def _covering(page: Page, handle: ElementHandle, x: float, y: float) -> st
     """None when a click at (x, y) in the element's frame reaches it or its content; else a
     description of the element that would get it (role, name, ref)."""
     session = handle.session
+    # getNodeForLocation takes document coordinates: the viewport point plus the scroll offset.
+    sx, sy = 0.0, 0.0
+    with contextlib.suppress(CdpCommandError, KeyError):
+        viewport = (await session.send("Page.getLayoutMetrics"))["cssVisualViewport"]
+        sx, sy = float(viewport["pageX"]), float(viewport["pageY"])
     try:
         hit = await session.send(
             "DOM.getNodeForLocation",
-            {"x": round(x), "y": round(y), "includeUserAgentShadowDOM": False},
+            {"x": round(x + sx), "y": round(y + sy), "includeUserAgentShadowDOM": False},
         )
     except CdpCommandError:
         return "nothing (the point is outside the page)"

@@ -81,7 +81,14 @@ async def test_disabled_button_times_out_saying_so(
         manager, "browser_click", ref=find_ref(snap, "button", "Refund"), timeout="1s"
     )
     assert "aria-disabled" in out
+    out = await error(
+        manager, "browser_click", ref=find_ref(snap, "button", "Moving"), timeout="1s"
+    )
+    assert "it is still moving" in out, out
     assert await js(manager, "window.clicks") == 0
+    await ok(manager, "browser_click", ref=find_ref(snap, "button", "Far below"))
+    assert await js(manager, "window.far") is True
+    assert await js(manager, "window.scrollY") > 0  # type: ignore[operator]
 
 
 async def test_type_replaces_text_press_key_and_slowly(
