@@ -79,7 +79,10 @@ async def capture_snapshot(
 
     if root_ref is not None:
         handle = await resolve_ref(page, root_ref)
-        items = fold(frames[handle.frame_id], handle.backend_node_id)
+        frame = frames.get(handle.frame_id)
+        if frame is None:  # it went away between the two reads
+            raise ToolError(f"Ref {root_ref} is in a frame that is gone; take a new snapshot.")
+        items = fold(frame, handle.backend_node_id)
     elif selector:
         backend = await _select(session, selector)
         items = fold(main, backend)
