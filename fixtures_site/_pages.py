@@ -1,5 +1,10 @@
 """The static pages shipped as package data under `fixtures_site/pages/`, and the files of the
-small PWA under `fixtures_site/pages/pwa/`."""
+small PWA under `fixtures_site/pages/pwa/`.
+
+Cross-origin iframes need no second server: `frames.html` embeds a page of the same server
+under the other loopback name (`localhost` from a page of `127.0.0.1`, and back), another origin
+and another site. Headless shell keeps it in-process unless launched with `--site-per-process`.
+"""
 
 from __future__ import annotations
 
