@@ -10,14 +10,18 @@ short settle (two animation frames, no navigation pending).
 from __future__ import annotations
 
 import contextlib
+import os
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import trio
 
 from .._errors import CdpError
 from ..cdp import CdpEvent
 from ._ax_tree import Snapshot, SnapshotNode
+from ._downloads import Download
 from ._page import Page
 from ._snapshot import capture_snapshot
 
@@ -44,6 +48,7 @@ class ActionWatch:
     _navigating: bool = False
     _loaded: bool = False
     _committed_url: str = ""
+    _committed: bool = False
 
     def _take(self, event: CdpEvent) -> None:
         p = event.params
@@ -56,6 +61,7 @@ class ActionWatch:
                 self._navigating, self._loaded = True, False
         elif event.method == "Page.frameNavigated":
             self._committed_url = str(p.get("frame", {}).get("url", ""))
+            self._committed = True
         elif (
             event.method == "Page.frameStoppedLoading"
             or (event.method == "Page.lifecycleEvent" and p.get("name") == "load")
@@ -88,13 +94,13 @@ class ActionWatch:
                 f"Navigation started (to {self.page.navigating_to or self._committed_url or url})"
                 f" and did not finish loading within {timeout_text}."
             )
-        elif self._navigating or url != self.url_before:
+        elif self._committed or url != self.url_before:
             lines.append(f"Navigated to {url} (title: {title!r}).")
         lines += self.extra
         lines += self.page.take_notes()  # popups closed, dialogs answered, a crash
-        lines += self._downloads()
+        lines += await self._downloads(deadline)
         lines += self._console_errors()
-        if not self._navigating and url == self.url_before:
+        if not self._committed and url == self.url_before:
             lines += await self._changes(deadline)
         else:
             self.page.last_snapshot = None  # refs of the old document are gone with it
@@ -107,12 +113,18 @@ class ActionWatch:
             return str(entry.get("url", "")), str(entry.get("title", ""))
         return self._committed_url or self.url_before, ""
 
-    def _downloads(self) -> list[str]:
+    async def _downloads(self, deadline: float) -> list[str]:
         lines = []
         for download in list(self.page.downloads.values())[self.downloads_before :]:
+            with trio.move_on_at(deadline):
+                await download.done.wait()
+            if download.state != "completed":
+                lines.append(f"A download of {download.url} is {download.state}.")
+                continue
+            path = _place_download(self.page.downloads_dir, download)
             lines.append(
-                f"A download started: {download.suggested_filename!r} from {download.url} "
-                f"(state: {download.state}; saved under {self.page.downloads_dir})."
+                f"Downloaded {download.suggested_filename!r} ({path.stat().st_size:,} bytes) "
+                f"from {download.url}: saved as {path}"
             )
         return lines
 
@@ -177,6 +189,20 @@ def _line(node: SnapshotNode, *, value: bool = True) -> str:
     name = f' "{node.name}"' if node.name else ""
     text = f"{node.role}{name} [ref={node.ref}]"
     return f"{text}: {node.value}" if value and node.value else text
+
+
+def _place_download(downloads_dir: Path, download: Download) -> Path:
+    """Give the file Chrome saved under its guid its suggested name, made safe and unique
+    (as browser_navigate does for a download it started)."""
+    base = os.path.basename(download.suggested_filename)
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".") or "download"
+    stem, dot, ext = name.partition(".")
+    target, counter = downloads_dir / name, 1
+    while target.exists():
+        target = downloads_dir / f"{stem}-{counter}{dot}{ext}"
+        counter += 1
+    (downloads_dir / download.guid).rename(target)
+    return target
 
 
 @contextlib.asynccontextmanager

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from browser_tool import BrowserSessionManager, open_session_manager
-from fixtures_site import FixtureServer
+from fixtures_site import DOWNLOAD_BODY, FixtureServer
 from tests.support.checks import make_settings
 from tests.support.manager_calls import call, js, ok
 
@@ -246,3 +246,15 @@ async def test_iframe_elements_on_each_chrome_binary(
         await ok(manager, "browser_click", ref=buttons[1])
         after = await ok(manager, "browser_snapshot")
         assert re.search(rf'button "Frame button" \[focused\] \[ref={buttons[1]}\]', after), after
+
+
+async def test_click_on_a_download_link_says_where_the_file_was_saved(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    snap = await open_page(manager, site.url_for("/download.html"))
+    out = await ok(manager, "browser_click", ref=find_ref(snap, "link", "Download report.txt"))
+    assert "Downloaded 'report.txt' (" in out, out
+    assert "Navigated" not in out, out
+    saved = Path(out.rsplit("saved as ", 1)[1].strip())
+    assert saved.name == "report.txt"
+    assert saved.read_bytes() == DOWNLOAD_BODY
