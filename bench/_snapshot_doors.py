@@ -207,11 +207,12 @@ async def mcp_taker(params: StdioServerParameters) -> AsyncIterator[McpTaker]:
         yield McpTaker(session)
 
 
-def ours_mcp_params(venv_bin: Path, state_dir: Path) -> StdioServerParameters:
+def ours_mcp_params(venv_bin: Path, state_dir: Path, chrome: str) -> StdioServerParameters:
+    env = {"BROWSER_TOOL_STATE_DIR": str(state_dir), "BROWSER_TOOL_CHROME": chrome}
     return StdioServerParameters(
         command=str(venv_bin / "browser-tool"),
         args=["mcp", "--conversation-id", "bench-snap-mcp"],
-        env={"BROWSER_TOOL_STATE_DIR": str(state_dir), "PATH": "/usr/bin:/bin"},
+        env={**env, "PATH": "/usr/bin:/bin"},
     )
 
 

@@ -147,10 +147,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         running_fixtures() as site,
         serving_directory(docs or Path(tmp)) as docs_url,
     ):
-        settings = Settings(state_dir=Path(tmp) / "state")
+        settings = Settings(state_dir=Path(tmp) / "state", chrome_path=CHROME)
         async with (
             open_session_manager(settings) as manager,
-            mcp_taker(ours_mcp_params(Path(sys.executable).parent, Path(tmp) / "mcp")) as mcp,
+            mcp_taker(
+                ours_mcp_params(Path(sys.executable).parent, Path(tmp) / "mcp", CHROME)
+            ) as mcp,
             mcp_taker(peer_params(CHROME, Path(tmp) / "peer")) as peer,
         ):
             api = ApiTaker(manager)
