@@ -34,17 +34,21 @@ def check_paths(ctx: ToolContext, raw_paths: list[str]) -> list[str]:
     for raw in raw_paths:
         if "\0" in raw:
             raise InvalidInputError("paths", "must not contain a NUL character")
-        path = Path(raw).expanduser()
-        if not path.is_absolute():
-            path = ctx.dirs().root / path
-        real = Path(os.path.realpath(path))
-        if not any(real == root or root in real.parents for root in roots):
-            listed = ", ".join(str(r) for r in roots)
-            raise ToolError(
-                f"Refusing to upload {raw}: files can only be uploaded from under {listed} "
-                "(the operator can add roots with BROWSER_TOOL_UPLOAD_ROOTS)."
-            )
-        if not real.is_file():
+        try:
+            path = Path(raw).expanduser()
+            if not path.is_absolute():
+                path = ctx.dirs().root / path
+            real = Path(os.path.realpath(path))  # symlinks and '..' resolved before the check
+            if not any(real == root or root in real.parents for root in roots):
+                listed = ", ".join(str(r) for r in roots)
+                raise ToolError(
+                    f"Refusing to upload {raw}: files can only be uploaded from under {listed} "
+                    "(the operator can add roots with BROWSER_TOOL_UPLOAD_ROOTS)."
+                )
+            found = real.is_file()
+        except OSError as exc:  # a name too long, a loop of links, ...
+            raise ToolError(f"Cannot read {raw}: {exc.strerror or exc}") from None
+        if not found:
             raise ToolError(f"File to upload not found: {raw}")
         real_paths.append(str(real))
     return real_paths

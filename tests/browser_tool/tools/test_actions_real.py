@@ -157,6 +157,10 @@ async def test_file_upload_both_ways_and_outside_roots_refused(
             manager, "browser_file_upload", ref=chooser, paths=[str(tmp_path / "nope.txt")]
         )
         assert "not found" in missing
+        too_long = await error(
+            manager, "browser_file_upload", ref=chooser, paths=[str(tmp_path / ("x" * 300))]
+        )
+        assert too_long.startswith(f"Cannot read {tmp_path}/xxx"), too_long
         out = await ok(manager, "browser_file_upload", ref=chooser, paths=[str(first)])
         assert "filled the file chooser it opened with report.txt" in out, out
         assert await js(manager, "document.getElementById('out2').textContent") == "report.txt"
