@@ -47,7 +47,7 @@ async def test_form_roles_names_values_and_states(
     assert lines[:2] == [f"Page URL: {site.url}/snapshot_form.html", "Page title: Snapshot Form"]
     for expected in (
         '- link "Docs" -> /docs/',
-        '- link "About" -> https://elsewhere.example/about',
+        '- link "About" -> http://elsewhere.example/about',
         '- heading "Sign in" [level=1]',
         "- paragraph: Welcome back. Please sign in to continue.",
         '- textbox "Email" [required]: ada@example.com',
