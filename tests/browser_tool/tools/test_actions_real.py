@@ -231,6 +231,8 @@ async def test_submit_navigates_and_a_dialog_is_reported(
     out = await ok(manager, "browser_click", ref=find_ref(snap, "button", "Ask"))
     assert "A JavaScript confirm dialog appeared ('Delete it?') and was dismissed." in out, out
     assert await js(manager, "window.answer") is False
+    out = await ok(manager, "browser_click", ref=find_ref(snap, "button", "Oops"))
+    assert "Console error: boom on click" in out, out
     out = await ok(manager, "browser_hover", ref=find_ref(snap, "textbox", "Notes"))
     assert out.endswith("No visible change on the page."), out
 
