@@ -40,6 +40,7 @@ from ._errors import (
     CdpTargetCrashedError,
     CdpTimeoutError,
     ClientGone,
+    CloseReason,
     DoorError,
     HttpError,
     InvalidInputError,
@@ -53,6 +54,7 @@ from ._errors import (
     ToolError,
 )
 from ._manager import BrowserSessionManager, open_session_manager
+from ._metrics import Metrics
 from ._pool import PoolSource
 from ._reports import CleanupReport, SessionInfo
 from ._settings import Settings
@@ -92,6 +94,7 @@ __all__ = [
     "CdpTimeoutError",
     "CleanupReport",
     "ClientGone",
+    "CloseReason",
     "ConversationAccess",
     "ConversationState",
     "DoorError",
@@ -102,6 +105,7 @@ __all__ = [
     "LaunchSource",
     "ListenError",
     "ListenPolicyError",
+    "Metrics",
     "NoConversationError",
     "PoolSource",
     "ResultParseError",

@@ -9,6 +9,7 @@ from typing import Any
 import trio
 
 from ._conversation import Conversation
+from ._errors import CloseReason
 from ._lifecycle import Lifecycle
 from .browser import BROWSER_CRASHED_DURING_CALL, BrowserSession, SessionDirs
 from .tools import Tool, ToolContext, ToolOutput, run_tool
@@ -42,7 +43,7 @@ async def run_call(
         finally:
             lifecycle.end_call(conv)
     if scope.cancelled_caught:
-        output = ToolOutput.error(_stopped_message(call.stopped_because or "closed"))
+        output = ToolOutput.error(_stopped_message(call.stopped_because))
     notes = [note] if (note := lifecycle.take_note(call, conv)) else []
     if (browser := conv.browser or call.browser) is not None:
         notes += browser.page.take_notes()  # what the page did: dialogs, popups, a crash
@@ -74,7 +75,8 @@ class CallAccess:
         return self._lifecycle.dirs(self._conv)
 
 
-def _stopped_message(reason: str) -> str:
-    if reason == "crash":
+def _stopped_message(reason: CloseReason | None) -> str:
+    if reason is CloseReason.CRASH:
         return BROWSER_CRASHED_DURING_CALL
-    return f"The browser session was closed ({reason}) while the call ran; the call was stopped."
+    why = reason or "closed"
+    return f"The browser session was closed ({why}) while the call ran; the call was stopped."

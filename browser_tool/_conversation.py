@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import trio
 
+from ._errors import CloseReason
 from .browser import BrowserSession, SessionDirs
 
 
@@ -46,6 +47,14 @@ _ALLOWED: dict[ConversationState, frozenset[ConversationState]] = {
 }
 
 
+class Due(enum.Enum):
+    """What the clock finds due for a conversation between calls."""
+
+    IDLE = CloseReason.IDLE  # close its browser: idle for its idle timeout
+    LIFETIME = CloseReason.LIFETIME  # close its browser: past `max_lifetime`
+    FORGET = "forget"  # no browser, no call for `max_lifetime`: drop the record and its files
+
+
 class IllegalTransition(AssertionError):
     """A bug: the code tried a transition the state table does not allow."""
 
@@ -57,9 +66,9 @@ class ActiveCall:
     scope: trio.CancelScope
     browser: BrowserSession | None = None  # the browser this call is using
     launched: bool = False  # this call started the conversation's browser
-    stopped_because: str | None = None
+    stopped_because: CloseReason | None = None
 
-    def stop(self, reason: str) -> None:
+    def stop(self, reason: CloseReason) -> None:
         self.stopped_because = self.stopped_because or reason
         self.scope.cancel()
 
@@ -112,8 +121,8 @@ class Conversation:
     def idle_for(self, now: float) -> float:
         return 0.0 if self.has_call else now - self.last_active
 
-    def due(self, now: float, max_lifetime: float) -> tuple[str | None, float]:
-        """What the clock should do now ("idle", "lifetime", "forget" or None), and the trio
+    def due(self, now: float, max_lifetime: float) -> tuple[Due | None, float]:
+        """What the clock should do now (a `Due`, or None), and the trio
         time at which to look again when nothing is due.
 
         Only a conversation between calls is ever due: the idle clock never runs during a call,
@@ -125,13 +134,13 @@ class Conversation:
             life_at = browser.started_at + max_lifetime
             idle_at = self.last_active + self.idle_timeout
             if life_at <= now:
-                return "lifetime", now
+                return Due.LIFETIME, now
             if idle_at <= now:
-                return "idle", now
+                return Due.IDLE, now
             return None, min(idle_at, life_at)
         if self.state is ConversationState.NO_BROWSER and not self.has_call:
             forget_at = self.last_active + max_lifetime
-            return ("forget", now) if forget_at <= now else (None, forget_at)
+            return (Due.FORGET, now) if forget_at <= now else (None, forget_at)
         return None, math.inf
 
 

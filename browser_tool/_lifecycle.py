@@ -15,10 +15,10 @@ import trio
 
 from chrome_launcher import KillReport, StateLayout
 
-from ._conversation import ActiveCall, Conversation, ConversationState
+from ._conversation import ActiveCall, Conversation, ConversationState, Due
 from ._conversation_ids import session_dir_name
 from ._duration import format_duration
-from ._errors import BrowserLaunchError, SessionClosedError, SessionError
+from ._errors import CloseReason, SessionClosedError, SessionError
 from ._metrics import Metrics
 from ._reports import CleanupReport
 from ._settings import Settings
@@ -48,7 +48,7 @@ class Lifecycle:
         self.closing = False  # the manager is shutting down: no new launches
         self._layout = StateLayout(settings.state_dir)
         self._nursery = nursery
-        self._source = source_factory(settings, instance_id, nursery, self._on_closed)
+        self._source = source_factory(settings, instance_id, nursery, self._on_closed, metrics)
         self._changed = trio.Event()
         self._clock_wakes_at = math.inf
 
@@ -104,7 +104,7 @@ class Lifecycle:
         conv.last_active = trio.current_time()
         if conv.state is S.IN_CALL:
             conv.move(S.READY if conv.browser is not None else S.NO_BROWSER)
-            self.expire(conv, "lifetime")
+            self.expire(conv, Due.LIFETIME)
         self._deadline_moved(conv)
 
     def take_note(self, call: ActiveCall, conv: Conversation) -> str | None:
@@ -121,13 +121,13 @@ class Lifecycle:
         """The running browser of the conversation whose call this is, launched if needed."""
         call = conv.call
         if conv.deleted or call is None:
-            raise SessionClosedError(conv.conversation_id, "delete")
+            raise SessionClosedError(conv.conversation_id, CloseReason.DELETE)
         browser = conv.browser
         if browser is not None and browser.alive:
             call.browser = browser
             return browser
         if browser is not None:  # it died; wait for its task to finish cleaning up
-            await self._source.release(browser, "crash")
+            await self._source.release(browser, CloseReason.CRASH)
             if conv.browser is browser:
                 conv.browser = None
         if self.closing:
@@ -136,17 +136,14 @@ class Lifecycle:
         conv.move(S.LAUNCHING)
         try:
             browser = await self._source.acquire(conv.conversation_id, dirs)
-        except BaseException as exc:
-            if isinstance(exc, BrowserLaunchError):
-                self.metrics.inc("browser_tool_launches_total", outcome="error")
+        except BaseException:
             if conv.state is S.LAUNCHING:
                 conv.move(S.IN_CALL)
             elif conv.deleted:  # the stopped launch may have written after delete's removal
                 await dirs.remove()
             raise
-        self.metrics.inc("browser_tool_launches_total", outcome="ok")
         if conv.state is not S.LAUNCHING:  # stopped (deleted, reset) while it launched
-            reason = call.stopped_because or "delete"
+            reason = call.stopped_because or CloseReason.DELETE
             await self._source.release(browser, reason)
             if conv.deleted:
                 await dirs.remove()  # the launch wrote into it after kill_session removed it
@@ -159,7 +156,7 @@ class Lifecycle:
     def dirs(self, conv: Conversation) -> SessionDirs:
         """The conversation's dir, created if needed; never for a deleted conversation."""
         if conv.deleted:
-            raise SessionClosedError(conv.conversation_id, "delete")
+            raise SessionClosedError(conv.conversation_id, CloseReason.DELETE)
         if conv.dirs is None or not conv.dirs.root.exists():
             conv.dirs = SessionDirs(self._dir_path(conv.conversation_id)).create(self.instance_id)
         return conv.dirs
@@ -169,18 +166,18 @@ class Lifecycle:
 
     # ---- ending browsers and conversations ------------------------------------------------
 
-    def expire(self, conv: Conversation, reason: str) -> None:
-        """Act on the clock's decision `reason` (idle, lifetime, forget) if it still holds."""
+    def expire(self, conv: Conversation, decision: Due) -> None:
+        """Act on the clock's `decision` if it still holds."""
         due, _ = conv.due(trio.current_time(), self.settings.max_lifetime)
-        if due != reason:
+        if due is not decision:
             return  # a call began, the idle timeout moved, the browser died: nothing to do
-        if reason == "forget":
+        if decision is Due.FORGET:
             self._forget(conv)
             return
         conv.move(S.CLOSING)
-        self._nursery.start_soon(self.close_browser, conv, reason)
+        self._nursery.start_soon(self.close_browser, conv, CloseReason(decision.value))
 
-    async def close_browser(self, conv: Conversation, reason: str) -> CleanupReport:
+    async def close_browser(self, conv: Conversation, reason: CloseReason) -> CleanupReport:
         """Hand the conversation's browser back (killing it); the conversation lives on. A call
         in flight is stopped first. Never raises."""
         if conv.call is not None:
@@ -190,13 +187,13 @@ class Lifecycle:
         kill = await self._release(conv, reason)
         if conv.state is S.CLOSING:
             conv.move(S.NO_BROWSER)
-        if reason in ("idle", "lifetime"):
+        if reason in (CloseReason.IDLE, CloseReason.LIFETIME):
             conv.lost_because = _lost_because(reason, conv.idle_timeout, self.settings)
         conv.last_active = trio.current_time()
         self.poke()
         return kill
 
-    async def delete(self, conversation_id: str, reason: str) -> CleanupReport:
+    async def delete(self, conversation_id: str, reason: CloseReason) -> CleanupReport:
         """Any state -> DELETED: stop its call, kill its browser, delete its files."""
         started = trio.current_time()
         conv = self.conversations.pop(conversation_id, None)
@@ -231,13 +228,13 @@ class Lifecycle:
         """Shutdown: the source ends what it keeps for no conversation. Never raises."""
         await self._source.aclose()
 
-    def stop_calls(self, reason: str) -> None:
+    def stop_calls(self, reason: CloseReason) -> None:
         """Stop every call in flight now (a second shutdown signal)."""
         for conv in self.conversations.values():
             if conv.call is not None:
                 conv.call.stop(reason)
 
-    async def _release(self, conv: Conversation, reason: str) -> CleanupReport:
+    async def _release(self, conv: Conversation, reason: CloseReason) -> CleanupReport:
         browser = conv.browser
         if browser is None:
             return CleanupReport(conv.conversation_id, existed=True)
@@ -258,20 +255,24 @@ class Lifecycle:
         """A browser the source gave out is gone. Only a crash needs acting on here: every
         other end was asked for by a step above, which does its own bookkeeping."""
         conv = self.conversations.get(browser.conversation_id)
-        if browser.close_reason != "crash" or conv is None or conv.browser is not browser:
+        if (
+            browser.close_reason is not CloseReason.CRASH
+            or conv is None
+            or conv.browser is not browser
+        ):
             return
         conv.browser = None
         conv.lost_because = browser.lost_because()
-        self.metrics.inc("browser_tool_kills_total", reason="crash")
+        self.metrics.inc("browser_tool_kills_total", reason=CloseReason.CRASH)
         if conv.state is S.READY:
             conv.move(S.NO_BROWSER)
         if conv.call is not None and conv.call.browser is browser:
-            conv.call.stop("crash")
+            conv.call.stop(CloseReason.CRASH)
         self.poke()
 
 
-def _lost_because(reason: str, idle_timeout: float, settings: Settings) -> str:
-    if reason == "idle":
+def _lost_because(reason: CloseReason, idle_timeout: float, settings: Settings) -> str:
+    if reason is CloseReason.IDLE:
         return f"was closed because it was idle for {format_duration(idle_timeout)} (idle timeout)"
     return (
         "was closed because it reached its maximum lifetime of "

@@ -17,7 +17,6 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -28,13 +27,13 @@ from ._calls import run_call
 from ._clock import run_clock
 from ._conversation import ConversationState, take_turn
 from ._conversation_ids import validate_conversation_id
-from ._errors import InvalidInputError, SessionClosedError, ToolError
+from ._errors import CloseReason, InvalidInputError, SessionClosedError, ToolError
 from ._lifecycle import Lifecycle
 from ._metrics import Metrics
 from ._pool import PoolSource
 from ._reports import POOLED, CleanupReport, SessionInfo
 from ._settings import Settings
-from ._shared_source import shared_source
+from ._shared_source import SharedSource
 from ._sources import LaunchSource, SourceFactory
 from ._tasks import raise_sole
 from .browser import BrowserSession, ContextSession
@@ -58,7 +57,7 @@ class BrowserSessionManager:
         self.metrics = Metrics()
         if source_factory is None:
             if settings.isolation == "context":
-                source_factory = shared_source(self.metrics)
+                source_factory = SharedSource
             else:
                 source_factory = PoolSource if settings.pool_size > 0 else LaunchSource
         self.working_dir = Path.cwd()
@@ -115,7 +114,9 @@ class BrowserSessionManager:
                     self._lifecycle.end_call(conv, counted=False)
         raise SessionClosedError(conversation_id, call.stopped_because or "closed")
 
-    async def kill_session(self, conversation_id: str, reason: str = "delete") -> CleanupReport:
+    async def kill_session(
+        self, conversation_id: str, reason: CloseReason = CloseReason.DELETE
+    ) -> CleanupReport:
         """End the conversation's browser and delete its files. Idempotent; never raises.
 
         A call in flight fails at once with a clear error. This is what delete hooks call.
@@ -132,7 +133,7 @@ class BrowserSessionManager:
         conv = self._lifecycle.conversations.get(conversation_id)
         if conv is None:
             return CleanupReport(conversation_id, existed=False)
-        report = await self._lifecycle.close_browser(conv, "reset")
+        report = await self._lifecycle.close_browser(conv, CloseReason.RESET)
         conv.lost_because = None
         if conv.dirs is not None and not conv.deleted:
             await conv.dirs.clear_downloads()
@@ -207,13 +208,6 @@ class BrowserSessionManager:
         conv = self._lifecycle.conversations.get(conversation_id)
         return conv.state if conv is not None else None
 
-    def statistics(self) -> dict[str, Any]:
-        sessions = self.list_sessions()
-        by_state: dict[str, int] = {}
-        for info in sessions:
-            by_state[info.state] = by_state.get(info.state, 0) + 1
-        return {"sessions": len(sessions), "by_state": by_state, "instance_id": self.instance_id}
-
     def _count(self, tool: str, output: ToolOutput, started: float) -> ToolOutput:
         self.metrics.inc("browser_tool_tool_calls_total", tool=tool)
         if output.is_error:
@@ -240,11 +234,11 @@ class BrowserSessionManager:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(lifecycle.close_source)
                     for conversation_id in list(lifecycle.conversations):
-                        nursery.start_soon(lifecycle.delete, conversation_id, "shutdown")
+                        nursery.start_soon(lifecycle.delete, conversation_id, CloseReason.SHUTDOWN)
 
     def skip_call_grace(self) -> None:
         """A second shutdown signal: stop in-flight calls now."""
-        self._lifecycle.stop_calls("shutdown")
+        self._lifecycle.stop_calls(CloseReason.SHUTDOWN)
 
 
 @asynccontextmanager
@@ -297,4 +291,4 @@ def _count_startup_reap(metrics: Metrics, report: ReapReport | None) -> None:
     }
     for outcome, count in outcomes.items():
         metrics.inc("browser_tool_reaper_total", count, outcome=outcome)
-    metrics.inc("browser_tool_kills_total", outcomes["killed"], reason="reaper")
+    metrics.inc("browser_tool_kills_total", outcomes["killed"], reason=CloseReason.REAPER)

@@ -26,7 +26,8 @@ import trio
 
 from chrome_launcher import KillReport, StateLayout
 
-from ._errors import BrowserLaunchError, CdpError
+from ._errors import BrowserLaunchError, CdpError, CloseReason
+from ._metrics import Metrics
 from ._settings import Settings
 from ._sources import LaunchSource, OnClosed
 from ._tasks import sole_exception
@@ -47,15 +48,23 @@ class PoolSource:
     """`settings.pool_size` Chromes kept ready; a `BrowserSource` (see `_sources`)."""
 
     def __init__(
-        self, settings: Settings, instance_id: str, nursery: trio.Nursery, on_closed: OnClosed
+        self,
+        settings: Settings,
+        instance_id: str,
+        nursery: trio.Nursery,
+        on_closed: OnClosed,
+        metrics: Metrics | None = None,
     ) -> None:
+        self._metrics = metrics or Metrics()
         self._settings = settings
         self._instance_id = instance_id
         self._nursery = nursery
         self._on_closed = on_closed
         self._size = settings.pool_size
         # Launched only when none is ready; conversations' crashes are reported through us.
-        self._launcher = LaunchSource(settings, instance_id, nursery, self._browser_closed)
+        self._launcher = LaunchSource(
+            settings, instance_id, nursery, self._browser_closed, self._metrics
+        )
         self._sessions_dir = StateLayout(settings.state_dir).sessions_dir
         self._ready: collections.deque[BrowserSession] = collections.deque()
         self._handed_out: set[BrowserSession] = set()
@@ -77,7 +86,7 @@ class PoolSource:
                 return browser
         return await self._launcher.acquire(conversation_id, dirs)
 
-    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
+    async def release(self, browser: BrowserSession, reason: CloseReason) -> KillReport | None:
         report = await browser.aclose(reason)
         if (slot_left := self._slots_left.get(browser)) is not None:
             with trio.CancelScope(shield=True):
@@ -100,7 +109,7 @@ class PoolSource:
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:
                 for browser in ready:
-                    nursery.start_soon(self.release, browser, "shutdown")
+                    nursery.start_soon(self.release, browser, CloseReason.SHUTDOWN)
 
     async def _hand_over(
         self, browser: BrowserSession, conversation_id: str, dirs: SessionDirs
@@ -118,12 +127,13 @@ class PoolSource:
             )
         except CdpError as exc:
             log.warning("a pooled browser (pid %d) failed its hand-over: %s", browser.pid, exc)
-            await self.release(browser, "crash")
+            await self.release(browser, CloseReason.CRASH)
             return False
         except BaseException:
-            await self.release(browser, "reset")
+            await self.release(browser, CloseReason.RESET)
             raise
         browser.started_at = trio.current_time()  # its lifetime is the conversation's
+        self._metrics.inc("browser_tool_handovers_total", source="pool")
         return True
 
     def _browser_closed(self, browser: BrowserSession) -> None:
@@ -148,15 +158,17 @@ class PoolSource:
             try:
                 browser = await self._nursery.start(self._run_pooled, slot_left)
             except BrowserLaunchError as exc:
+                self._metrics.inc("browser_tool_launches_total", outcome="error")
                 delay = _RETRY_AFTER[min(failures, len(_RETRY_AFTER) - 1)]
                 failures += 1
                 log.warning("pool: a launch failed (retrying in %.0f s): %s", delay, exc)
                 await trio.sleep(delay)
                 continue
             failures = 0
+            self._metrics.inc("browser_tool_launches_total", outcome="ok")
             self._slots_left[browser] = slot_left
             if self._closing:
-                self._nursery.start_soon(self.release, browser, "shutdown")
+                self._nursery.start_soon(self.release, browser, CloseReason.SHUTDOWN)
                 continue
             self._ready.append(browser)
             if len(self._ready) >= self._size:

@@ -15,7 +15,8 @@ import trio
 
 from chrome_launcher import KillReport
 
-from ._errors import BrowserLaunchError
+from ._errors import BrowserLaunchError, CloseReason
+from ._metrics import Metrics
 from ._settings import Settings
 from ._tasks import sole_exception
 from .browser import BrowserSession, SessionDirs, run_browser_session
@@ -31,9 +32,9 @@ class BrowserSource(Protocol):
         """
         ...
 
-    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
-        """The conversation is done with `browser` (`reason`: delete, idle, lifetime, reset,
-        shutdown, crash). Returns the kill ladder's report; never raises."""
+    async def release(self, browser: BrowserSession, reason: CloseReason) -> KillReport | None:
+        """The conversation is done with `browser` (why: `reason`). Returns the kill ladder's
+        report; never raises."""
         ...
 
     def standby(self) -> list[BrowserSession]:
@@ -46,8 +47,11 @@ class BrowserSource(Protocol):
 
 
 # Builds a source for one manager: (settings, instance id, the manager's nursery, the callback
-# a source calls once a browser it gave out is gone, whatever the reason).
-SourceFactory = Callable[[Settings, str, trio.Nursery, OnClosed], BrowserSource]
+# a source calls once a browser it gave out is gone, whatever the reason, the manager's
+# metrics). A source counts what it does: `browser_tool_launches_total` for every Chrome it
+# launches (outcome ok or error), `browser_tool_handovers_total` for a browser it hands over
+# without launching one (a pooled Chrome, a context in a shared Chrome).
+SourceFactory = Callable[[Settings, str, trio.Nursery, OnClosed, Metrics], BrowserSource]
 
 
 class LaunchSource:
@@ -55,12 +59,18 @@ class LaunchSource:
     connection and Chrome's watchers are scoped resources that one task must own)."""
 
     def __init__(
-        self, settings: Settings, instance_id: str, nursery: trio.Nursery, on_closed: OnClosed
+        self,
+        settings: Settings,
+        instance_id: str,
+        nursery: trio.Nursery,
+        on_closed: OnClosed,
+        metrics: Metrics | None = None,
     ) -> None:
         self._settings = settings
         self._instance_id = instance_id
         self._nursery = nursery
         self._on_closed = on_closed
+        self._metrics = metrics or Metrics()
 
     async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
         try:
@@ -75,11 +85,13 @@ class LaunchSource:
         except BaseExceptionGroup as group:
             error = sole_exception(group)
             if isinstance(error, BrowserLaunchError):
+                self._metrics.inc("browser_tool_launches_total", outcome="error")
                 raise error from None
             raise
+        self._metrics.inc("browser_tool_launches_total", outcome="ok")
         return browser
 
-    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
+    async def release(self, browser: BrowserSession, reason: CloseReason) -> KillReport | None:
         return await browser.aclose(reason)
 
     def standby(self) -> list[BrowserSession]:

@@ -21,7 +21,7 @@ from chrome_launcher import (
     launch_chrome,
 )
 
-from .._errors import BrowserLaunchError, CdpError
+from .._errors import BrowserLaunchError, CdpError, CloseReason
 from .._settings import Settings
 from ..cdp import CdpConnection, open_cdp_connection
 from ._chrome_life import ChromeLife
@@ -67,7 +67,7 @@ class SharedBrowser(ChromeLife):
         return self.report.exit_status if self.report else None
 
     def mark_closed(self, report: KillReport | None) -> None:
-        self.close_reason = self.close_reason or "shutdown"
+        self.close_reason = self.close_reason or CloseReason.SHUTDOWN
         super().mark_closed(report)
 
 

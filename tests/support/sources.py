@@ -9,7 +9,9 @@ import trio
 
 from browser_tool import (
     BrowserSession,
+    CloseReason,
     LaunchSource,
+    Metrics,
     PoolSource,
     SessionDirs,
     Settings,
@@ -20,7 +22,7 @@ from chrome_launcher import KillReport
 
 @dataclass
 class Release:
-    reason: str
+    reason: CloseReason
     at: float  # trio time release was asked for
     pid: int
     done: trio.Event = field(default_factory=trio.Event)  # set once the browser is gone
@@ -38,7 +40,7 @@ class RecordingSource:
     async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
         return await self.inner.acquire(conversation_id, dirs)
 
-    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
+    async def release(self, browser: BrowserSession, reason: CloseReason) -> KillReport | None:
         record = Release(reason, trio.current_time(), browser.pid)
         self.releases.append(record)
         self._released.set()
@@ -69,8 +71,9 @@ def recording(into: list[RecordingSource]) -> SourceFactory:
         instance_id: str,
         nursery: trio.Nursery,
         on_closed: Callable[[BrowserSession], None],
+        metrics: Metrics,
     ) -> RecordingSource:
-        source = RecordingSource(LaunchSource(settings, instance_id, nursery, on_closed))
+        source = RecordingSource(LaunchSource(settings, instance_id, nursery, on_closed, metrics))
         into.append(source)
         return source
 
@@ -85,8 +88,9 @@ def pooling(into: list[PoolSource]) -> SourceFactory:
         instance_id: str,
         nursery: trio.Nursery,
         on_closed: Callable[[BrowserSession], None],
+        metrics: Metrics,
     ) -> PoolSource:
-        source = PoolSource(settings, instance_id, nursery, on_closed)
+        source = PoolSource(settings, instance_id, nursery, on_closed, metrics)
         into.append(source)
         return source
 
