@@ -28,7 +28,6 @@ from ._console import ConsoleBuffer
 from ._dialogs import answer_dialog, dialog_entry
 from ._downloads import Download, Downloads, download_params
 from ._notes import PAGE_CRASHED_BETWEEN_CALLS, PAGE_CRASHED_DURING_CALL, PAGE_NOT_REPLACED, Notes
-from ._popups import close_popup
 from ._workers import Workers
 
 log = logging.getLogger("browser_tool.page")
@@ -258,10 +257,22 @@ class Page:
                 and not self._settling
                 and self.in_context.items() <= info.items()
             ):
-                self.popups_opened += 1
-                await close_popup(self.conn, self.notes, info, timeout=_COMMAND_TIMEOUT)
+                await self._close_popup(info)
         else:
             self._downloads.handle(method, p)
+
+    async def _close_popup(self, info: dict[str, Any]) -> None:
+        """One tab per conversation: a window the page opens is closed at once, and noted."""
+        self.popups_opened += 1
+        url = info.get("url") or "about:blank"
+        await self.conn.send(
+            "Target.closeTarget", {"targetId": info["targetId"]}, timeout=_COMMAND_TIMEOUT
+        )
+        self.notes.add(
+            "popup",
+            f"The page opened a new window ({url}); it was closed, since this tool keeps one tab. "
+            "Navigate to the URL instead if you need it.",
+        )
 
     async def _reset_after_crash(self) -> None:
         self._settling = True
