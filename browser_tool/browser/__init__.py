@@ -12,7 +12,7 @@ from ._dirs import SessionDirs
 from ._downloads import Download, download_params
 from ._network_log import SOURCES as NETWORK_SOURCES
 from ._notes import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
-from ._page import Page
+from ._page import Page, PageState
 from ._service_workers import ServiceWorkerRegistration, ServiceWorkerVersion
 from ._session import BrowserSession, run_browser_session
 from ._shared_browser import SharedBrowser, run_shared_browser
@@ -28,6 +28,7 @@ __all__ = [
     "ContextSession",
     "Download",
     "Page",
+    "PageState",
     "ServiceWorkerRegistration",
     "ServiceWorkerVersion",
     "SessionDirs",
