@@ -58,7 +58,7 @@ from ._metrics import Metrics
 from ._pool import PoolSource
 from ._reports import CleanupReport, SessionInfo
 from ._settings import Settings
-from ._sources import BrowserSource, LaunchSource, SourceFactory
+from ._sources import Browser, BrowserSource, LaunchSource, SourceFactory
 from .browser import BrowserSession, SessionDirs
 from .cdp import CdpConnection, CdpEvent, CdpResult, CdpSession, CdpStatistics, open_cdp_connection
 from .tools import (
@@ -77,6 +77,7 @@ from .tools import (
 
 __all__ = [
     "CONVERSATION_ID_PATTERN",
+    "Browser",
     "BrowserLaunchError",
     "BrowserSession",
     "BrowserSessionManager",

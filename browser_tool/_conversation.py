@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 import trio
 
 from ._errors import CloseReason
-from .browser import BrowserSession, SessionDirs
+from ._sources import Browser
+from .browser import SessionDirs
 
 
 class ConversationState(enum.Enum):
@@ -64,7 +65,7 @@ class ActiveCall:
     """The call in flight: how to stop it, and why it was stopped."""
 
     scope: trio.CancelScope
-    browser: BrowserSession | None = None  # the browser this call is using
+    browser: Browser | None = None  # the browser this call is using
     launched: bool = False  # this call started the conversation's browser
     stopped_because: CloseReason | None = None
 
@@ -81,7 +82,7 @@ class Conversation:
     idle_timeout: float
     last_active: float  # trio time a call last ended (or the record was made)
     state: ConversationState = ConversationState.NO_BROWSER
-    browser: BrowserSession | None = None  # set from the launch until the browser is closed
+    browser: Browser | None = None  # set from the launch until the browser is closed
     dirs: SessionDirs | None = None
     call: ActiveCall | None = None  # set while a call runs (a stopped one too, until it ends)
     calls: int = 0

@@ -22,8 +22,8 @@ from ._errors import CloseReason, SessionClosedError, SessionError
 from ._metrics import Metrics
 from ._reports import CleanupReport
 from ._settings import Settings
-from ._sources import SourceFactory
-from .browser import BrowserSession, SessionDirs
+from ._sources import Browser, SourceFactory
+from .browser import SessionDirs
 
 log = logging.getLogger("browser_tool.manager")
 
@@ -117,7 +117,7 @@ class Lifecycle:
             "started and the earlier page state, cookies and storage were lost."
         )
 
-    async def browser_for(self, conv: Conversation) -> BrowserSession:
+    async def browser_for(self, conv: Conversation) -> Browser:
         """The running browser of the conversation whose call this is, launched if needed."""
         call = conv.call
         if conv.deleted or call is None:
@@ -220,7 +220,7 @@ class Lifecycle:
             errors=tuple(errors),
         )
 
-    def standby(self) -> list[BrowserSession]:
+    def standby(self) -> list[Browser]:
         """Browsers the source keeps for no conversation yet (a pool's)."""
         return self._source.standby()
 
@@ -251,7 +251,7 @@ class Lifecycle:
             if conv.dirs is not None:
                 self._nursery.start_soon(_remove_logged, conv.conversation_id, conv.dirs)
 
-    def _on_closed(self, browser: BrowserSession) -> None:
+    def _on_closed(self, browser: Browser) -> None:
         """A browser the source gave out is gone. Only a crash needs acting on here: every
         other end was asked for by a step above, which does its own bookkeeping."""
         conv = self.conversations.get(browser.conversation_id)

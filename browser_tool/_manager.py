@@ -23,7 +23,7 @@ import trio
 from chrome_launcher import InstanceLock, StateLayout, group_rss_bytes
 from orphan_reaper import ReapReport, reap_orphans
 
-from ._calls import run_call
+from ._calls import run_call, tool_body
 from ._clock import run_clock
 from ._conversation import ConversationState, take_turn
 from ._conversation_ids import validate_conversation_id
@@ -36,7 +36,7 @@ from ._settings import Settings
 from ._shared_source import SharedSource
 from ._sources import LaunchSource, SourceFactory
 from ._tasks import raise_sole
-from .browser import BrowserSession, ContextSession
+from .browser import BrowserSession
 from .tools import ToolOutput, find_tool, prepare_input
 
 log = logging.getLogger("browser_tool.manager")
@@ -88,9 +88,8 @@ class BrowserSessionManager:
         conv = self._lifecycle.conversation(conversation_id)
         try:
             async with take_turn(conv):
-                output = await run_call(
-                    self._lifecycle, conv, tool, args, timeout, self.working_dir
-                )
+                body = tool_body(self._lifecycle, tool, args, timeout, self.working_dir)
+                output = await run_call(self._lifecycle, conv, body)
         except trio.Cancelled:  # its caller gave up (a client hung up): still a call, failed
             self._count(name, ToolOutput.error("cancelled by the caller"), started)
             raise
@@ -109,7 +108,10 @@ class BrowserSessionManager:
             with trio.CancelScope() as scope:
                 call = self._lifecycle.begin_call(conv, scope)
                 try:
-                    return await self._lifecycle.browser_for(conv)
+                    browser = await self._lifecycle.browser_for(conv)
+                    if not isinstance(browser, BrowserSession):
+                        raise TypeError(f"{type(browser).__name__} is not a BrowserSession")
+                    return browser
                 finally:
                     self._lifecycle.end_call(conv, counted=False)
         raise SessionClosedError(conversation_id, call.stopped_because or "closed")
@@ -184,7 +186,7 @@ class BrowserSessionManager:
                     calls=conv.calls,
                     last_error=conv.last_error,
                     rss_bytes=group_rss_bytes(browser.pid) if browser else 0,
-                    shared=isinstance(browser, ContextSession),
+                    shared=browser.shares_chrome if browser else False,
                 )
             )
         for browser in self._lifecycle.standby():  # launched ahead, for no conversation yet

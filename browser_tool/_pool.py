@@ -29,7 +29,7 @@ from chrome_launcher import KillReport, StateLayout
 from ._errors import BrowserLaunchError, CdpError, CloseReason
 from ._metrics import Metrics
 from ._settings import Settings
-from ._sources import LaunchSource, OnClosed
+from ._sources import Browser, LaunchSource, OnClosed
 from ._tasks import sole_exception
 from .browser import BrowserSession, SessionDirs, download_params, run_browser_session
 
@@ -67,8 +67,8 @@ class PoolSource:
         )
         self._sessions_dir = StateLayout(settings.state_dir).sessions_dir
         self._ready: collections.deque[BrowserSession] = collections.deque()
-        self._handed_out: set[BrowserSession] = set()
-        self._slots_left: dict[BrowserSession, trio.Event] = {}  # set once its slot is gone
+        self._handed_out: set[Browser] = set()
+        self._slots_left: dict[Browser, trio.Event] = {}  # set once its slot is gone
         self._closing = False
         self._handed_out_at = -math.inf
         self._changed = trio.Event()
@@ -86,15 +86,15 @@ class PoolSource:
                 return browser
         return await self._launcher.acquire(conversation_id, dirs)
 
-    async def release(self, browser: BrowserSession, reason: CloseReason) -> KillReport | None:
+    async def release(self, browser: Browser, reason: CloseReason) -> KillReport | None:
         report = await browser.aclose(reason)
         if (slot_left := self._slots_left.get(browser)) is not None:
             with trio.CancelScope(shield=True):
                 await slot_left.wait()  # the slot dir (the profile's parent) is gone too
         return report
 
-    def standby(self) -> list[BrowserSession]:
-        return list(self._ready)
+    def standby(self) -> list[Browser]:
+        return list[Browser](self._ready)
 
     async def wait_filled(self) -> None:
         """Return once every slot of the pool holds a ready browser (tests, benchmarks)."""
@@ -136,9 +136,9 @@ class PoolSource:
         self._metrics.inc("browser_tool_handovers_total", source="pool")
         return True
 
-    def _browser_closed(self, browser: BrowserSession) -> None:
-        if browser in self._ready:  # died in the pool: never handed out, replaced
-            self._ready.remove(browser)
+    def _browser_closed(self, browser: Browser) -> None:
+        if isinstance(browser, BrowserSession) and browser in self._ready:
+            self._ready.remove(browser)  # died in the pool: never handed out, replaced
             self._poke()
         if browser in self._handed_out or browser not in self._slots_left:
             self._handed_out.discard(browser)

@@ -29,7 +29,7 @@ from chrome_launcher import KillReport, StateLayout
 from ._errors import BrowserLaunchError, CdpError, CloseReason
 from ._metrics import Metrics
 from ._settings import Settings
-from ._sources import OnClosed
+from ._sources import Browser, OnClosed
 from ._tasks import first_of, sole_exception
 from .browser import (
     BrowserSession,
@@ -131,10 +131,10 @@ class SharedSource:
             return session
         raise AssertionError("unreachable")
 
-    async def release(self, browser: BrowserSession, reason: CloseReason) -> KillReport | None:
+    async def release(self, browser: Browser, reason: CloseReason) -> KillReport | None:
         return await browser.aclose(reason)
 
-    def standby(self) -> list[BrowserSession]:
+    def standby(self) -> list[Browser]:
         return []  # spare contexts hold no Chrome of their own; shared Chromes are listed apart
 
     async def aclose(self) -> None:

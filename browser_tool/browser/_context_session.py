@@ -44,6 +44,10 @@ class ContextSession(BrowserSession):
         self.shared = shared
         self.context_id = context_id
 
+    @property
+    def shares_chrome(self) -> bool:
+        return True
+
     async def claim(self, conversation_id: str, downloads: Path) -> None:
         """Hand this (spare) context to `conversation_id`, its downloads going to `downloads`.
         Raises CdpError when the shared Chrome does not answer."""

@@ -42,6 +42,15 @@ class BrowserSession(ChromeLife):
         self.conversation_id = conversation_id
         self.page = page
 
+    @property
+    def shares_chrome(self) -> bool:
+        """A context in a Chrome shared with other conversations (`ContextSession`)."""
+        return False
+
+    def take_notes(self) -> list[str]:
+        """What the page did since the last call (dialogs, popups, a crash), said once."""
+        return self.page.take_notes()
+
     async def wait_for_end(self, **more: Callable[[], Awaitable[object]]) -> None:
         """As `ChromeLife.wait_for_end`, and also when no page could replace a crashed one."""
         await super().wait_for_end(page_failed=self.page.wait_failed, **more)
