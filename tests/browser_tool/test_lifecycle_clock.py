@@ -90,19 +90,35 @@ async def test_a_call_that_begins_at_the_idle_deadline_is_never_followed_by_an_i
     clock: trio.testing.MockClock, state_dir: Path, headless_shell: str
 ) -> None:
     # The clock's idle decision and a call beginning at the same virtual instant run in an
-    # order trio leaves open. Either order is fine: the browser dies before the call (which
-    # then says so and gets a fresh one) or lives on. What must never happen is the bug this
-    # pins: the decision acted on after the call began, killing the browser "because it was
-    # idle" right after a call. Several rounds make both orders likely.
+    # order trio leaves open (it shuffles each batch of runnable tasks). Either order is fine:
+    # the clock first (the browser is handed back at the deadline; the call says so and gets a
+    # fresh one) or the call first (the browser lives on). What must never happen is the bug
+    # this pins: the decision acted on after the call began, killing the browser "because it
+    # was idle" right after a call. Rounds go on until both orders were seen, so the test
+    # proves the race ran both ways instead of hoping it did.
+    seen: set[str] = set()
     async with recorded_manager(state_dir, idle_timeout=1800.0) as (manager, source):
         await _eval(manager)
-        for _ in range(6):
-            await trio.sleep_until(trio.current_time() + 1800.0)
+        for _ in range(40):  # both come within a few rounds; not in 40: the race did not run
+            deadline = trio.current_time() + 1800.0
+            await trio.sleep_until(deadline)
+            before = len(source.releases)
             out = await _eval(manager)
+            ended = [(r.reason, r.at) for r in source.releases[before:]]
+            if ended:  # the clock first
+                assert ended == [("idle", deadline)]
+                assert "closed because it was idle" in out
+                seen.add("clock first")
+            else:
+                assert "closed because it was idle" not in out
+                seen.add("call first")
             kills = len(source.releases)
             await trio.testing.wait_all_tasks_blocked()
             assert len(source.releases) == kills, f"killed after a call: {source.releases}"
             assert [info.conversation_id for info in manager.list_sessions()] == [C], out
+            if len(seen) == 2:
+                break
+        assert seen == {"clock first", "call first"}
 
 
 async def test_a_tool_timeout_bounds_the_launch_too(
