@@ -52,7 +52,7 @@ async def run_call(lifecycle: Lifecycle, conv: Conversation, body: CallBody) -> 
     if (browser := conv.browser or call.browser) is not None:
         notes += browser.take_notes()  # what the page did: dialogs, popups, a crash
     if output.is_error:
-        conv.last_error = output.output[:200]
+        conv.note_error(output.output)
     return output.with_notes(notes)
 
 

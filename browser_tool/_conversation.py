@@ -7,10 +7,14 @@
                                                                   │
     any state ──kill_session (delete, shutdown)──▶ DELETED (final)  └──call──▶ IN_CALL
 
-Every transition goes through `move`, which refuses any the table does not allow, so a
-decision taken on one state (idle, lifetime, crash, delete) that is acted on later re-checks
-the state it finds then. Calls of one conversation take turns (`turn`, a FIFO lock); a
-lifecycle step never takes a turn, so it can stop a call that hangs.
+Every transition is an event method of `Conversation` (`begin_call`, `launching`, `launched`,
+`end_call`, `crashed`, `expire`, `closing`, `closed`, `delete`, ...) that checks the state it
+finds and moves in one step, through a table that refuses any other move; nobody else writes
+its fields. A decision taken on one state (idle, lifetime, crash, delete) that is acted on later
+re-checks the state it finds then. IN_CALL and LAUNCHING say a call runs; whether a browser
+runs is `has_browser`, one derived answer for every state. Calls of one conversation take
+turns (`turn`, a FIFO lock); a lifecycle step never takes a turn, so it can stop a call that
+hangs.
 """
 
 from __future__ import annotations
@@ -76,7 +80,7 @@ class ActiveCall:
 
 @dataclass(eq=False)
 class Conversation:
-    """One conversation's record. Built by the manager; its state changes only via `move`."""
+    """One conversation's record. Built by the lifecycle; changed only by its event methods."""
 
     conversation_id: str
     idle_timeout: float
@@ -93,7 +97,7 @@ class Conversation:
     turn: trio.Lock = field(default_factory=trio.Lock)
     _changed: trio.Event | None = None  # made only when someone waits (moves are per call)
 
-    def move(self, to: ConversationState) -> None:
+    def _move(self, to: ConversationState) -> None:
         """Change state; raises IllegalTransition (a bug) if the table forbids it."""
         if to not in _ALLOWED[self.state]:
             raise IllegalTransition(
@@ -103,6 +107,132 @@ class Conversation:
         if self._changed is not None:
             self._changed.set()
             self._changed = None
+
+    # ---- events: each checks the state it finds and moves in one step ---------------------
+
+    def begin_call(self, scope: trio.CancelScope) -> ActiveCall:
+        """NO_BROWSER or READY -> IN_CALL (the caller holds the turn)."""
+        self._move(_S.IN_CALL)
+        self.call = ActiveCall(scope)
+        return self.call
+
+    def end_call(self, now: float, *, counted: bool) -> None:
+        """IN_CALL -> READY or NO_BROWSER; any other state was set by a stop and stays."""
+        self.call = None
+        self.calls += counted
+        self.last_active = now
+        if self.state is _S.IN_CALL:
+            self._move(_S.READY if self.browser is not None else _S.NO_BROWSER)
+
+    def uses(self, browser: Browser) -> None:
+        """The call in flight uses the conversation's running `browser`."""
+        if self.call is None or browser is not self.browser:
+            raise IllegalTransition(f"conversation {self.conversation_id!r}: not its call's")
+        self.call.browser = browser
+
+    def dead_browser_gone(self, browser: Browser) -> None:
+        """A browser found dead (its crash already noted, or not yet) is forgotten."""
+        if self.browser is browser:
+            self.browser = None
+
+    def launching(self) -> None:
+        """IN_CALL -> LAUNCHING: the call asks for a browser."""
+        self._move(_S.LAUNCHING)
+
+    def launch_failed(self) -> None:
+        """LAUNCHING -> IN_CALL (the call reports the failure); a stop's state stays."""
+        if self.state is _S.LAUNCHING:
+            self._move(_S.IN_CALL)
+
+    def launched(self, browser: Browser) -> bool:
+        """LAUNCHING -> IN_CALL with `browser`; False (nothing changed) when the launch was
+        stopped meanwhile (deleted, reset, shut down): the caller hands `browser` back."""
+        if self.state is not _S.LAUNCHING or self.call is None:
+            return False
+        self.browser = self.call.browser = browser
+        self.call.launched = True
+        self._move(_S.IN_CALL)
+        return True
+
+    def crashed(self, browser: Browser) -> bool:
+        """`browser` died on its own: forget it, say why once, stop the call using it. False
+        when it is not (or no longer) this conversation's browser."""
+        if self.browser is not browser:
+            return False
+        self.browser = None
+        self.lost_because = browser.lost_because()
+        if self.state is _S.READY:
+            self._move(_S.NO_BROWSER)
+        if self.call is not None and self.call.browser is browser:
+            self.call.stop(CloseReason.CRASH)
+        return True
+
+    def expire(self, decision: Due, now: float, max_lifetime: float) -> bool:
+        """Act on the clock's `decision` if it still holds: READY -> CLOSING (idle, lifetime)
+        or NO_BROWSER -> DELETED (forget). False when a call began, the idle timeout moved or
+        the browser died meanwhile."""
+        due, _ = self.due(now, max_lifetime)
+        if due is not decision:
+            return False
+        self._move(_S.DELETED if decision is Due.FORGET else _S.CLOSING)
+        return True
+
+    def closing(self, reason: CloseReason) -> None:
+        """Its browser is to be closed for `reason`: stop the call; READY or IN_CALL with a
+        browser -> CLOSING (an expiry already moved it)."""
+        if self.call is not None:
+            self.call.stop(reason)
+        if self.browser is not None and self.state in (_S.READY, _S.IN_CALL):
+            self._move(_S.CLOSING)
+
+    def browser_closed(self, browser: Browser | None) -> None:
+        """The browser handed back for closing is gone."""
+        if browser is not None and self.browser is browser:
+            self.browser = None
+
+    def closed(self, now: float, lost_because: str | None) -> None:
+        """CLOSING -> NO_BROWSER; `lost_because` is said by the next launching call."""
+        if self.state is _S.CLOSING:
+            self._move(_S.NO_BROWSER)
+        if lost_because is not None:
+            self.lost_because = lost_because
+        self.last_active = now
+
+    def delete(self, reason: CloseReason) -> None:
+        """Any state -> DELETED (final); the call in flight is stopped."""
+        self._move(_S.DELETED)
+        if self.call is not None:
+            self.call.stop(reason)
+
+    def moved_here(self) -> None:
+        """It was moved here from another instance: unless a browser runs for it here, the
+        call that starts one says the earlier state is gone."""
+        if self.state is _S.NO_BROWSER and self.lost_because is None:
+            self.lost_because = (
+                "was on another instance of this service, which stopped or could not be reached"
+            )
+
+    def reset_done(self) -> None:
+        """A reset was asked for: the next call needs no note about the lost browser."""
+        self.lost_because = None
+
+    def take_lost_because(self, call: ActiveCall) -> str | None:
+        """Why the browser `call` launched is new, said once (None when it launched none)."""
+        if not call.launched:
+            return None
+        why, self.lost_because = self.lost_because, None
+        return why
+
+    def keep_dirs(self, dirs: SessionDirs) -> None:
+        self.dirs = dirs
+
+    def set_idle_timeout(self, value: float, now: float) -> None:
+        """A new idle timeout, counted from `now`."""
+        self.idle_timeout = value
+        self.last_active = now
+
+    def note_error(self, text: str) -> None:
+        self.last_error = text[:200]
 
     async def wait_until_settled(self) -> None:
         """Wait while the browser is being closed (a call that arrives then gets a new one)."""
@@ -114,6 +244,11 @@ class Conversation:
     @property
     def deleted(self) -> bool:
         return self.state is ConversationState.DELETED
+
+    @property
+    def has_browser(self) -> bool:
+        """A browser was launched for it and has not been closed or found dead."""
+        return self.browser is not None
 
     @property
     def has_call(self) -> bool:

@@ -136,7 +136,7 @@ class BrowserSessionManager:
         if conv is None:
             return CleanupReport(conversation_id, existed=False)
         report = await self._lifecycle.close_browser(conv, CloseReason.RESET)
-        conv.lost_because = None
+        conv.reset_done()
         if conv.dirs is not None and not conv.deleted:
             await conv.dirs.clear_downloads()
         return report
@@ -146,11 +146,7 @@ class BrowserSessionManager:
         unless this instance runs a browser for it already, the result of the call that starts
         one says the earlier state is gone. Raises InvalidInputError for a bad id."""
         validate_conversation_id(conversation_id)
-        conv = self._lifecycle.conversation(conversation_id)
-        if conv.state is ConversationState.NO_BROWSER and conv.lost_because is None:
-            conv.lost_because = (
-                "was on another instance of this service, which stopped or could not be reached"
-            )
+        self._lifecycle.conversation(conversation_id).moved_here()
 
     def keepalive(self, conversation_id: str, idle_timeout: float) -> float:
         """Set the conversation's idle timeout (clamped to settings); return what was set."""
@@ -161,8 +157,7 @@ class BrowserSessionManager:
             )
         value = min(float(idle_timeout), self.settings.max_idle_timeout)
         conv = self._lifecycle.conversation(conversation_id)
-        conv.idle_timeout = value
-        conv.last_active = trio.current_time()
+        conv.set_idle_timeout(value, trio.current_time())
         self._lifecycle.poke()
         return value
 
