@@ -30,7 +30,6 @@ from ._errors import BrowserLaunchError, CdpError, CloseReason
 from ._metrics import Metrics
 from ._settings import Settings
 from ._sources import Browser, LaunchSource, OnClosed
-from ._tasks import sole_exception
 from .browser import BrowserSession, SessionDirs, download_params, run_browser_session
 
 log = logging.getLogger("browser_tool.pool")
@@ -195,11 +194,6 @@ class PoolSource:
                 self._browser_closed,
                 task_status=task_status,
             )
-        except BaseExceptionGroup as group:
-            leaf = sole_exception(group)
-            if isinstance(leaf, BrowserLaunchError):
-                raise leaf from None
-            raise
         except OSError as exc:
             raise BrowserLaunchError(f"Could not create the pool slot {name}: {exc}") from exc
         finally:

@@ -30,7 +30,7 @@ from ._errors import BrowserLaunchError, CdpError, CloseReason
 from ._metrics import Metrics
 from ._settings import Settings
 from ._sources import Browser, OnClosed
-from ._tasks import first_of, sole_exception
+from ._tasks import first_of
 from .browser import (
     BrowserSession,
     ContextSession,
@@ -163,16 +163,15 @@ class SharedSource:
             host.browser = await self._nursery.start(
                 run_shared_browser, self._settings, self._instance_id, root
             )
-        except BaseException as exc:
-            error = sole_exception(exc)
+        except BrowserLaunchError as error:
             self._forget(host)
-            if not isinstance(error, BrowserLaunchError):
-                host.started.set()
-                raise
             host.error = error
             self._metrics.inc("browser_tool_shared_browser_launches_total", outcome="error")
             log.warning("%s", error)
             return
+        except BaseException:
+            self._forget(host)
+            raise
         finally:
             host.started.set()
         browser = host.browser
@@ -229,15 +228,9 @@ class SharedSource:
         def closed(session: BrowserSession) -> None:
             self._context_closed(host, session)
 
-        try:
-            session: ContextSession = await browser.nursery.start(
-                run_context_session, browser, self._settings, closed
-            )
-        except BaseExceptionGroup as group:
-            error = sole_exception(group)
-            if isinstance(error, BrowserLaunchError):
-                raise error from None
-            raise
+        session: ContextSession = await browser.nursery.start(
+            run_context_session, browser, self._settings, closed
+        )
         if not session.alive:  # its Chrome died at once; its end was reported already
             raise BrowserLaunchError("The shared browser ended while it made a context.")
         return session

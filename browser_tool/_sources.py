@@ -22,7 +22,6 @@ from chrome_launcher import ChromeState, KillReport
 from ._errors import BrowserLaunchError, CloseReason
 from ._metrics import Metrics
 from ._settings import Settings
-from ._tasks import sole_exception
 from .browser import BrowserSession, SessionDirs, run_browser_session
 
 
@@ -125,11 +124,8 @@ class LaunchSource:
                 self._instance_id,
                 self._on_closed,
             )
-        except BaseExceptionGroup as group:
-            error = sole_exception(group)
-            if isinstance(error, BrowserLaunchError):
-                self._metrics.inc("browser_tool_launches_total", outcome="error")
-                raise error from None
+        except BrowserLaunchError:
+            self._metrics.inc("browser_tool_launches_total", outcome="error")
             raise
         self._metrics.inc("browser_tool_launches_total", outcome="ok")
         return browser
