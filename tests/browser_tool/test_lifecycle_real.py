@@ -233,6 +233,7 @@ async def test_an_idle_session_lives_out_its_idle_timeout_on_the_real_clock(
         with trio.fail_after(idle + 30):
             await browser.wait_closed()
         assert trio.current_time() - idle_from >= idle
+        await trio.testing.wait_all_tasks_blocked()  # the manager's own bookkeeping after it
         assert manager.list_sessions() == []
         assert manager.metrics.counter("browser_tool_kills_total", reason="idle") == 1
 
