@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import trio
 
+from ._conversation_ids import ConversationId
 from ._errors import CloseReason
 from ._sources import Browser
 from .browser import SessionDirs
@@ -82,7 +83,7 @@ class ActiveCall:
 class Conversation:
     """One conversation's record. Built by the lifecycle; changed only by its event methods."""
 
-    conversation_id: str
+    conversation_id: ConversationId
     idle_timeout: float
     last_active: float  # trio time a call last ended (or the record was made)
     state: ConversationState = ConversationState.NO_BROWSER

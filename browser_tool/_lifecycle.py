@@ -16,7 +16,7 @@ import trio
 from chrome_launcher import KillReport, StateLayout
 
 from ._conversation import ActiveCall, Conversation, ConversationState, Due
-from ._conversation_ids import session_dir_name
+from ._conversation_ids import ConversationId, session_dir_name
 from ._duration import format_duration
 from ._errors import CloseReason, SessionClosedError, SessionError
 from ._metrics import Metrics
@@ -44,7 +44,7 @@ class Lifecycle:
         self.settings = settings
         self.instance_id = instance_id
         self.metrics = metrics
-        self.conversations: dict[str, Conversation] = {}
+        self.conversations: dict[str, Conversation] = {}  # made only via `conversation`
         self.closing = False  # the manager is shutting down: no new launches
         self._layout = StateLayout(settings.state_dir)
         self._nursery = nursery
@@ -77,7 +77,7 @@ class Lifecycle:
         if self.closing or at < self._clock_wakes_at:
             self.poke()
 
-    def conversation(self, conversation_id: str) -> Conversation:
+    def conversation(self, conversation_id: ConversationId) -> Conversation:
         """The record of `conversation_id`, made on first use."""
         conv = self.conversations.get(conversation_id)
         if conv is None:
@@ -180,7 +180,7 @@ class Lifecycle:
         self.poke()
         return kill
 
-    async def delete(self, conversation_id: str, reason: CloseReason) -> CleanupReport:
+    async def delete(self, conversation_id: ConversationId, reason: CloseReason) -> CleanupReport:
         """Any state -> DELETED: stop its call, kill its browser, delete its files."""
         started = trio.current_time()
         conv = self.conversations.pop(conversation_id, None)

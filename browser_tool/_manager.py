@@ -74,7 +74,7 @@ class BrowserSessionManager:
         ToolOutput with `is_error` set, since the model must see it. The input's timeout bounds
         the call from the moment it gets its turn, the browser's launch included.
         """
-        validate_conversation_id(conversation_id)
+        cid = validate_conversation_id(conversation_id)
         tool = find_tool(name)
         started = trio.current_time()
         try:
@@ -85,7 +85,7 @@ class BrowserSessionManager:
             return self._count(name, ToolOutput.error(str(exc)), started)
         if self._lifecycle.closing:
             return self._count(name, ToolOutput.error("The service is shutting down."), started)
-        conv = self._lifecycle.conversation(conversation_id)
+        conv = self._lifecycle.conversation(cid)
         try:
             async with take_turn(conv):
                 body = tool_body(self._lifecycle, tool, args, timeout, self.working_dir)
@@ -101,8 +101,8 @@ class BrowserSessionManager:
         Raises InvalidInputError for a bad id, BrowserLaunchError when Chrome won't start and
         SessionClosedError when the conversation is deleted or shut down meanwhile.
         """
-        validate_conversation_id(conversation_id)
-        conv = self._lifecycle.conversation(conversation_id)
+        cid = validate_conversation_id(conversation_id)
+        conv = self._lifecycle.conversation(cid)
         async with conv.turn:
             await conv.wait_until_settled()
             with trio.CancelScope() as scope:
@@ -124,10 +124,10 @@ class BrowserSessionManager:
         A call in flight fails at once with a clear error. This is what delete hooks call.
         """
         try:
-            validate_conversation_id(conversation_id)
+            cid = validate_conversation_id(conversation_id)
         except InvalidInputError as exc:
             return CleanupReport(conversation_id, existed=False, errors=(str(exc),))
-        return await self._lifecycle.delete(conversation_id, reason)
+        return await self._lifecycle.delete(cid, reason)
 
     async def reset_session(self, conversation_id: str) -> CleanupReport:
         """Close the browser and clear the conversation's downloads; the next call starts clean."""
@@ -145,18 +145,18 @@ class BrowserSessionManager:
         """A proxy moved the conversation here from another instance that could not take it:
         unless this instance runs a browser for it already, the result of the call that starts
         one says the earlier state is gone. Raises InvalidInputError for a bad id."""
-        validate_conversation_id(conversation_id)
-        self._lifecycle.conversation(conversation_id).moved_here()
+        cid = validate_conversation_id(conversation_id)
+        self._lifecycle.conversation(cid).moved_here()
 
     def keepalive(self, conversation_id: str, idle_timeout: float) -> float:
         """Set the conversation's idle timeout (clamped to settings); return what was set."""
-        validate_conversation_id(conversation_id)
+        cid = validate_conversation_id(conversation_id)
         if not idle_timeout > 0:
             raise InvalidInputError(
                 "idle_timeout_s", "must be a number greater than 0", idle_timeout
             )
         value = min(float(idle_timeout), self.settings.max_idle_timeout)
-        conv = self._lifecycle.conversation(conversation_id)
+        conv = self._lifecycle.conversation(cid)
         conv.set_idle_timeout(value, trio.current_time())
         self._lifecycle.poke()
         return value
@@ -230,8 +230,9 @@ class BrowserSessionManager:
             with trio.move_on_after(self.settings.shutdown_timeout):
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(lifecycle.close_source)
-                    for conversation_id in list(lifecycle.conversations):
-                        nursery.start_soon(lifecycle.delete, conversation_id, CloseReason.SHUTDOWN)
+                    for conv in list(lifecycle.conversations.values()):
+                        reason = CloseReason.SHUTDOWN
+                        nursery.start_soon(lifecycle.delete, conv.conversation_id, reason)
 
     def skip_call_grace(self) -> None:
         """A second shutdown signal: stop in-flight calls now."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import trio
 
-from browser_tool import CloseReason, ConversationState
+from browser_tool import CloseReason, ConversationState, validate_conversation_id
 from browser_tool._conversation import Conversation, Due, IllegalTransition
 from tests.support.fake_browsers import FakeBrowser
 
@@ -14,7 +14,7 @@ S = ConversationState
 
 
 def conversation() -> Conversation:
-    return Conversation("conv-1", idle_timeout=600.0, last_active=0.0)
+    return Conversation(validate_conversation_id("conv-1"), idle_timeout=600.0, last_active=0.0)
 
 
 def browser() -> FakeBrowser:

@@ -26,6 +26,7 @@ from browser_tool import (
     ConversationState,
     ToolOutput,
     open_session_manager,
+    validate_conversation_id,
 )
 from browser_tool._calls import CallAccess, run_call
 from browser_tool._conversation import take_turn
@@ -73,7 +74,7 @@ async def call(
             await hold()
         return ToolOutput.ok(f"pid {browser.pid}")
 
-    conv = lifecycle.conversation(conversation_id)
+    conv = lifecycle.conversation(validate_conversation_id(conversation_id))
     async with take_turn(conv):
         return await run_call(lifecycle, conv, body)
 
