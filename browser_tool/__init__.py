@@ -40,6 +40,7 @@ from ._errors import (
     CdpTargetCrashedError,
     CdpTimeoutError,
     ClientGone,
+    CloseReason,
     DoorError,
     HttpError,
     InvalidInputError,
@@ -53,10 +54,11 @@ from ._errors import (
     ToolError,
 )
 from ._manager import BrowserSessionManager, open_session_manager
+from ._metrics import Metrics
 from ._pool import PoolSource
 from ._reports import CleanupReport, SessionInfo
 from ._settings import Settings
-from ._sources import BrowserSource, LaunchSource, SourceFactory
+from ._sources import Browser, BrowserSource, LaunchSource, SourceFactory
 from .browser import BrowserSession, SessionDirs
 from .cdp import CdpConnection, CdpEvent, CdpResult, CdpSession, CdpStatistics, open_cdp_connection
 from .tools import (
@@ -75,6 +77,7 @@ from .tools import (
 
 __all__ = [
     "CONVERSATION_ID_PATTERN",
+    "Browser",
     "BrowserLaunchError",
     "BrowserSession",
     "BrowserSessionManager",
@@ -92,6 +95,7 @@ __all__ = [
     "CdpTimeoutError",
     "CleanupReport",
     "ClientGone",
+    "CloseReason",
     "ConversationAccess",
     "ConversationState",
     "DoorError",
@@ -102,6 +106,7 @@ __all__ = [
     "LaunchSource",
     "ListenError",
     "ListenPolicyError",
+    "Metrics",
     "NoConversationError",
     "PoolSource",
     "ResultParseError",

@@ -3,51 +3,56 @@ carries (why the browser is new, what the page did meanwhile)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import trio
 
 from ._conversation import Conversation
+from ._errors import CloseReason
 from ._lifecycle import Lifecycle
+from ._sources import Browser
 from .browser import BROWSER_CRASHED_DURING_CALL, BrowserSession, SessionDirs
 from .tools import Tool, ToolContext, ToolOutput, run_tool
 
+CallBody = Callable[["CallAccess"], Awaitable[ToolOutput]]
 
-async def run_call(
-    lifecycle: Lifecycle,
-    conv: Conversation,
-    tool: Tool,
-    args: dict[str, Any],
-    timeout: float,
-    working_dir: Path,
-) -> ToolOutput:
-    """Run a validated call of `tool` in `conv`, whose turn the caller holds. Its timeout
-    bounds the call from here on, the browser's launch included. A call stopped by a lifecycle
-    step (delete, reset, crash, shutdown) answers with an error that says why."""
+
+def tool_body(
+    lifecycle: Lifecycle, tool: Tool, args: dict[str, Any], timeout: float, working_dir: Path
+) -> CallBody:
+    """The body of a call of `tool`: its timeout bounds the call from the moment the body
+    starts (the conversation's turn taken), the browser's launch included."""
+
+    async def body(access: CallAccess) -> ToolOutput:
+        deadline = trio.current_time() + timeout
+        ctx = ToolContext(lifecycle.settings, working_dir, timeout, deadline, access)
+        return await run_tool(ctx, tool, args)
+
+    return body
+
+
+async def run_call(lifecycle: Lifecycle, conv: Conversation, body: CallBody) -> ToolOutput:
+    """Run one call (`body`, a tool's in production) in `conv`, whose turn the caller holds.
+    A call stopped by a lifecycle step (delete, reset, crash, shutdown) answers with an error
+    that says why."""
     await conv.wait_until_settled()
     if conv.deleted:
         return ToolOutput.error("The conversation was deleted; the call was not run.")
     with trio.CancelScope() as scope:
         call = lifecycle.begin_call(conv, scope)
         try:
-            ctx = ToolContext(
-                lifecycle.settings,
-                working_dir,
-                timeout,
-                trio.current_time() + timeout,
-                CallAccess(lifecycle, conv),
-            )
-            output = await run_tool(ctx, tool, args)
+            output = await body(CallAccess(lifecycle, conv))
         finally:
             lifecycle.end_call(conv)
     if scope.cancelled_caught:
-        output = ToolOutput.error(_stopped_message(call.stopped_because or "closed"))
+        output = ToolOutput.error(_stopped_message(call.stopped_because))
     notes = [note] if (note := lifecycle.take_note(call, conv)) else []
     if (browser := conv.browser or call.browser) is not None:
-        notes += browser.page.take_notes()  # what the page did: dialogs, popups, a crash
+        notes += browser.take_notes()  # what the page did: dialogs, popups, a crash
     if output.is_error:
-        conv.last_error = output.output[:200]
+        conv.note_error(output.output)
     return output.with_notes(notes)
 
 
@@ -63,18 +68,30 @@ class CallAccess:
     def conversation_id(self) -> str:
         return self._conv.conversation_id
 
-    async def browser(self) -> BrowserSession:
+    async def acquire(self) -> Browser:
+        """The conversation's running browser, launched if needed (whatever the source)."""
         return await self._lifecycle.browser_for(self._conv)
+
+    async def browser(self) -> BrowserSession:
+        """For tools, which drive the page: the browser as the Chrome-backed session."""
+        return _session(await self.acquire())
 
     def existing_browser(self) -> BrowserSession | None:
         browser = self._conv.browser
-        return browser if browser is not None and browser.alive else None
+        return _session(browser) if browser is not None and browser.alive else None
 
     def dirs(self) -> SessionDirs:
         return self._lifecycle.dirs(self._conv)
 
 
-def _stopped_message(reason: str) -> str:
-    if reason == "crash":
+def _session(browser: Browser) -> BrowserSession:
+    if not isinstance(browser, BrowserSession):
+        raise TypeError(f"tools need a Chrome-backed browser, not {type(browser).__name__}")
+    return browser
+
+
+def _stopped_message(reason: CloseReason | None) -> str:
+    if reason is CloseReason.CRASH:
         return BROWSER_CRASHED_DURING_CALL
-    return f"The browser session was closed ({reason}) while the call ran; the call was stopped."
+    why = reason or "closed"
+    return f"The browser session was closed ({why}) while the call ran; the call was stopped."

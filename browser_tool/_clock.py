@@ -19,9 +19,9 @@ async def run_clock(lifecycle: Lifecycle) -> None:
         now = trio.current_time()
         next_deadline = math.inf
         for conv in list(lifecycle.conversations.values()):
-            reason, at = conv.due(now, max_lifetime)
-            if reason is not None:
-                lifecycle.expire(conv, reason)
+            decision, at = conv.due(now, max_lifetime)
+            if decision is not None:
+                lifecycle.expire(conv, decision)
             else:
                 next_deadline = min(next_deadline, at)
         await lifecycle.wait_for_change(until=next_deadline)

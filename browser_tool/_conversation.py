@@ -7,10 +7,14 @@
                                                                   │
     any state ──kill_session (delete, shutdown)──▶ DELETED (final)  └──call──▶ IN_CALL
 
-Every transition goes through `move`, which refuses any the table does not allow, so a
-decision taken on one state (idle, lifetime, crash, delete) that is acted on later re-checks
-the state it finds then. Calls of one conversation take turns (`turn`, a FIFO lock); a
-lifecycle step never takes a turn, so it can stop a call that hangs.
+Every transition is an event method of `Conversation` (`begin_call`, `launching`, `launched`,
+`end_call`, `crashed`, `expire`, `closing`, `closed`, `delete`, ...) that checks the state it
+finds and moves in one step, through a table that refuses any other move; nobody else writes
+its fields. A decision taken on one state (idle, lifetime, crash, delete) that is acted on later
+re-checks the state it finds then. IN_CALL and LAUNCHING say a call runs; whether a browser
+runs is `has_browser`, one derived answer for every state. Calls of one conversation take
+turns (`turn`, a FIFO lock); a lifecycle step never takes a turn, so it can stop a call that
+hangs.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from dataclasses import dataclass, field
 
 import trio
 
-from .browser import BrowserSession, SessionDirs
+from ._conversation_ids import ConversationId
+from ._errors import CloseReason
+from ._sources import Browser
+from .browser import SessionDirs
 
 
 class ConversationState(enum.Enum):
@@ -46,6 +53,14 @@ _ALLOWED: dict[ConversationState, frozenset[ConversationState]] = {
 }
 
 
+class Due(enum.Enum):
+    """What the clock finds due for a conversation between calls."""
+
+    IDLE = CloseReason.IDLE  # close its browser: idle for its idle timeout
+    LIFETIME = CloseReason.LIFETIME  # close its browser: past `max_lifetime`
+    FORGET = "forget"  # no browser, no call for `max_lifetime`: drop the record and its files
+
+
 class IllegalTransition(AssertionError):
     """A bug: the code tried a transition the state table does not allow."""
 
@@ -55,24 +70,24 @@ class ActiveCall:
     """The call in flight: how to stop it, and why it was stopped."""
 
     scope: trio.CancelScope
-    browser: BrowserSession | None = None  # the browser this call is using
+    browser: Browser | None = None  # the browser this call is using
     launched: bool = False  # this call started the conversation's browser
-    stopped_because: str | None = None
+    stopped_because: CloseReason | None = None
 
-    def stop(self, reason: str) -> None:
+    def stop(self, reason: CloseReason) -> None:
         self.stopped_because = self.stopped_because or reason
         self.scope.cancel()
 
 
 @dataclass(eq=False)
 class Conversation:
-    """One conversation's record. Built by the manager; its state changes only via `move`."""
+    """One conversation's record. Built by the lifecycle; changed only by its event methods."""
 
-    conversation_id: str
+    conversation_id: ConversationId
     idle_timeout: float
     last_active: float  # trio time a call last ended (or the record was made)
     state: ConversationState = ConversationState.NO_BROWSER
-    browser: BrowserSession | None = None  # set from the launch until the browser is closed
+    browser: Browser | None = None  # set from the launch until the browser is closed
     dirs: SessionDirs | None = None
     call: ActiveCall | None = None  # set while a call runs (a stopped one too, until it ends)
     calls: int = 0
@@ -83,7 +98,7 @@ class Conversation:
     turn: trio.Lock = field(default_factory=trio.Lock)
     _changed: trio.Event | None = None  # made only when someone waits (moves are per call)
 
-    def move(self, to: ConversationState) -> None:
+    def _move(self, to: ConversationState) -> None:
         """Change state; raises IllegalTransition (a bug) if the table forbids it."""
         if to not in _ALLOWED[self.state]:
             raise IllegalTransition(
@@ -93,6 +108,132 @@ class Conversation:
         if self._changed is not None:
             self._changed.set()
             self._changed = None
+
+    # ---- events: each checks the state it finds and moves in one step ---------------------
+
+    def begin_call(self, scope: trio.CancelScope) -> ActiveCall:
+        """NO_BROWSER or READY -> IN_CALL (the caller holds the turn)."""
+        self._move(_S.IN_CALL)
+        self.call = ActiveCall(scope)
+        return self.call
+
+    def end_call(self, now: float, *, counted: bool) -> None:
+        """IN_CALL -> READY or NO_BROWSER; any other state was set by a stop and stays."""
+        self.call = None
+        self.calls += counted
+        self.last_active = now
+        if self.state is _S.IN_CALL:
+            self._move(_S.READY if self.browser is not None else _S.NO_BROWSER)
+
+    def uses(self, browser: Browser) -> None:
+        """The call in flight uses the conversation's running `browser`."""
+        if self.call is None or browser is not self.browser:
+            raise IllegalTransition(f"conversation {self.conversation_id!r}: not its call's")
+        self.call.browser = browser
+
+    def dead_browser_gone(self, browser: Browser) -> None:
+        """A browser found dead (its crash already noted, or not yet) is forgotten."""
+        if self.browser is browser:
+            self.browser = None
+
+    def launching(self) -> None:
+        """IN_CALL -> LAUNCHING: the call asks for a browser."""
+        self._move(_S.LAUNCHING)
+
+    def launch_failed(self) -> None:
+        """LAUNCHING -> IN_CALL (the call reports the failure); a stop's state stays."""
+        if self.state is _S.LAUNCHING:
+            self._move(_S.IN_CALL)
+
+    def launched(self, browser: Browser) -> bool:
+        """LAUNCHING -> IN_CALL with `browser`; False (nothing changed) when the launch was
+        stopped meanwhile (deleted, reset, shut down): the caller hands `browser` back."""
+        if self.state is not _S.LAUNCHING or self.call is None:
+            return False
+        self.browser = self.call.browser = browser
+        self.call.launched = True
+        self._move(_S.IN_CALL)
+        return True
+
+    def crashed(self, browser: Browser) -> bool:
+        """`browser` died on its own: forget it, say why once, stop the call using it. False
+        when it is not (or no longer) this conversation's browser."""
+        if self.browser is not browser:
+            return False
+        self.browser = None
+        self.lost_because = browser.lost_because()
+        if self.state is _S.READY:
+            self._move(_S.NO_BROWSER)
+        if self.call is not None and self.call.browser is browser:
+            self.call.stop(CloseReason.CRASH)
+        return True
+
+    def expire(self, decision: Due, now: float, max_lifetime: float) -> bool:
+        """Act on the clock's `decision` if it still holds: READY -> CLOSING (idle, lifetime)
+        or NO_BROWSER -> DELETED (forget). False when a call began, the idle timeout moved or
+        the browser died meanwhile."""
+        due, _ = self.due(now, max_lifetime)
+        if due is not decision:
+            return False
+        self._move(_S.DELETED if decision is Due.FORGET else _S.CLOSING)
+        return True
+
+    def closing(self, reason: CloseReason) -> None:
+        """Its browser is to be closed for `reason`: stop the call; READY or IN_CALL with a
+        browser -> CLOSING (an expiry already moved it)."""
+        if self.call is not None:
+            self.call.stop(reason)
+        if self.browser is not None and self.state in (_S.READY, _S.IN_CALL):
+            self._move(_S.CLOSING)
+
+    def browser_closed(self, browser: Browser | None) -> None:
+        """The browser handed back for closing is gone."""
+        if browser is not None and self.browser is browser:
+            self.browser = None
+
+    def closed(self, now: float, lost_because: str | None) -> None:
+        """CLOSING -> NO_BROWSER; `lost_because` is said by the next launching call."""
+        if self.state is _S.CLOSING:
+            self._move(_S.NO_BROWSER)
+        if lost_because is not None:
+            self.lost_because = lost_because
+        self.last_active = now
+
+    def delete(self, reason: CloseReason) -> None:
+        """Any state -> DELETED (final); the call in flight is stopped."""
+        self._move(_S.DELETED)
+        if self.call is not None:
+            self.call.stop(reason)
+
+    def moved_here(self) -> None:
+        """It was moved here from another instance: unless a browser runs for it here, the
+        call that starts one says the earlier state is gone."""
+        if self.state is _S.NO_BROWSER and self.lost_because is None:
+            self.lost_because = (
+                "was on another instance of this service, which stopped or could not be reached"
+            )
+
+    def reset_done(self) -> None:
+        """A reset was asked for: the next call needs no note about the lost browser."""
+        self.lost_because = None
+
+    def take_lost_because(self, call: ActiveCall) -> str | None:
+        """Why the browser `call` launched is new, said once (None when it launched none)."""
+        if not call.launched:
+            return None
+        why, self.lost_because = self.lost_because, None
+        return why
+
+    def keep_dirs(self, dirs: SessionDirs) -> None:
+        self.dirs = dirs
+
+    def set_idle_timeout(self, value: float, now: float) -> None:
+        """A new idle timeout, counted from `now`."""
+        self.idle_timeout = value
+        self.last_active = now
+
+    def note_error(self, text: str) -> None:
+        self.last_error = text[:200]
 
     async def wait_until_settled(self) -> None:
         """Wait while the browser is being closed (a call that arrives then gets a new one)."""
@@ -106,14 +247,19 @@ class Conversation:
         return self.state is ConversationState.DELETED
 
     @property
+    def has_browser(self) -> bool:
+        """A browser was launched for it and has not been closed or found dead."""
+        return self.browser is not None
+
+    @property
     def has_call(self) -> bool:
         return self.call is not None
 
     def idle_for(self, now: float) -> float:
         return 0.0 if self.has_call else now - self.last_active
 
-    def due(self, now: float, max_lifetime: float) -> tuple[str | None, float]:
-        """What the clock should do now ("idle", "lifetime", "forget" or None), and the trio
+    def due(self, now: float, max_lifetime: float) -> tuple[Due | None, float]:
+        """What the clock should do now (a `Due`, or None), and the trio
         time at which to look again when nothing is due.
 
         Only a conversation between calls is ever due: the idle clock never runs during a call,
@@ -125,13 +271,13 @@ class Conversation:
             life_at = browser.started_at + max_lifetime
             idle_at = self.last_active + self.idle_timeout
             if life_at <= now:
-                return "lifetime", now
+                return Due.LIFETIME, now
             if idle_at <= now:
-                return "idle", now
+                return Due.IDLE, now
             return None, min(idle_at, life_at)
         if self.state is ConversationState.NO_BROWSER and not self.has_call:
             forget_at = self.last_active + max_lifetime
-            return ("forget", now) if forget_at <= now else (None, forget_at)
+            return (Due.FORGET, now) if forget_at <= now else (None, forget_at)
         return None, math.inf
 
 

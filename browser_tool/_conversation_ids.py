@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import NewType
 
 from ._errors import InvalidInputError
 
@@ -11,8 +12,13 @@ CONVERSATION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 _VALID = re.compile(CONVERSATION_ID_PATTERN)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
+# A conversation id that passed `validate_conversation_id`, the only maker of one: the doors
+# (the manager's public API, the HTTP and MCP front ends, the CLI) check once; the layers
+# below take this type and never check again.
+ConversationId = NewType("ConversationId", str)
 
-def validate_conversation_id(value: object) -> str:
+
+def validate_conversation_id(value: object) -> ConversationId:
     """Return `value` if it is a valid conversation id; else raise InvalidInputError."""
     if not isinstance(value, str) or not _VALID.fullmatch(value):
         raise InvalidInputError(
@@ -20,7 +26,7 @@ def validate_conversation_id(value: object) -> str:
             f"must match {CONVERSATION_ID_PATTERN} (1-128 letters, digits, '.', '_', ':', '-')",
             value,
         )
-    return value
+    return ConversationId(value)
 
 
 def session_dir_name(conversation_id: str) -> str:

@@ -23,9 +23,28 @@
 
 Nothing outside browser_tool sees trio_websocket, json or OSError exceptions: they are
 translated at the call that raises them.
+
+`CloseReason` (why a browser ended) lives here too: errors, results, logs and metric labels
+all say it, from the browser layer up.
 """
 
 from __future__ import annotations
+
+import enum
+
+
+class CloseReason(enum.StrEnum):
+    """Why a browser (a conversation's, a pooled or a shared one) ended. A `StrEnum`: its value
+    is the text results, logs and metric labels carry."""
+
+    CRASH = "crash"  # Chrome exited, or its connection dropped, without being asked to
+    IDLE = "idle"  # the conversation was idle for its idle timeout
+    LIFETIME = "lifetime"  # the browser reached `max_lifetime`
+    RESET = "reset"  # reset_session, or a launch or hand-over stopped half-way
+    DELETE = "delete"  # kill_session: the conversation is gone
+    SHUTDOWN = "shutdown"  # the manager (or the shared Chrome under a context) is closing
+    LINGER = "linger"  # a shared Chrome stayed empty for `shared_browser_linger`
+    REAPER = "reaper"  # an orphan of an earlier run, killed at start-up
 
 
 class BrowserToolError(Exception):

@@ -15,15 +15,15 @@ import trio
 
 from chrome_launcher import KillReport, StateLayout
 
-from ._conversation import ActiveCall, Conversation, ConversationState
-from ._conversation_ids import session_dir_name
+from ._conversation import ActiveCall, Conversation, ConversationState, Due
+from ._conversation_ids import ConversationId, session_dir_name
 from ._duration import format_duration
-from ._errors import BrowserLaunchError, SessionClosedError, SessionError
+from ._errors import CloseReason, SessionClosedError, SessionError
 from ._metrics import Metrics
 from ._reports import CleanupReport
 from ._settings import Settings
-from ._sources import SourceFactory
-from .browser import BrowserSession, SessionDirs
+from ._sources import Browser, SourceFactory
+from .browser import SessionDirs
 
 log = logging.getLogger("browser_tool.manager")
 
@@ -44,11 +44,11 @@ class Lifecycle:
         self.settings = settings
         self.instance_id = instance_id
         self.metrics = metrics
-        self.conversations: dict[str, Conversation] = {}
+        self.conversations: dict[str, Conversation] = {}  # made only via `conversation`
         self.closing = False  # the manager is shutting down: no new launches
         self._layout = StateLayout(settings.state_dir)
         self._nursery = nursery
-        self._source = source_factory(settings, instance_id, nursery, self._on_closed)
+        self._source = source_factory(settings, instance_id, nursery, self._on_closed, metrics)
         self._changed = trio.Event()
         self._clock_wakes_at = math.inf
 
@@ -77,7 +77,7 @@ class Lifecycle:
         if self.closing or at < self._clock_wakes_at:
             self.poke()
 
-    def conversation(self, conversation_id: str) -> Conversation:
+    def conversation(self, conversation_id: ConversationId) -> Conversation:
         """The record of `conversation_id`, made on first use."""
         conv = self.conversations.get(conversation_id)
         if conv is None:
@@ -92,119 +92,101 @@ class Lifecycle:
     def begin_call(self, conv: Conversation, scope: trio.CancelScope) -> ActiveCall:
         """NO_BROWSER or READY -> IN_CALL. The caller holds the conversation's turn. (The clock
         needs no wake-up: a conversation in a call is never due.)"""
-        conv.move(S.IN_CALL)
-        conv.call = ActiveCall(scope)
-        return conv.call
+        return conv.begin_call(scope)
 
     def end_call(self, conv: Conversation, *, counted: bool = True) -> None:
         """IN_CALL -> READY or NO_BROWSER; any other state was set by a stop and stays. A
         browser past its lifetime ends now, right after the call that outlived it."""
-        conv.call = None
-        conv.calls += counted
-        conv.last_active = trio.current_time()
-        if conv.state is S.IN_CALL:
-            conv.move(S.READY if conv.browser is not None else S.NO_BROWSER)
-            self.expire(conv, "lifetime")
+        was_in_call = conv.state is S.IN_CALL
+        conv.end_call(trio.current_time(), counted=counted)
+        if was_in_call and conv.state is S.READY:
+            self.expire(conv, Due.LIFETIME)
         self._deadline_moved(conv)
 
     def take_note(self, call: ActiveCall, conv: Conversation) -> str | None:
         """Why the browser this call started is new, said once."""
-        if not call.launched or conv.lost_because is None:
+        why = conv.take_lost_because(call)
+        if why is None:
             return None
-        why, conv.lost_because = conv.lost_because, None
         return (
             f"Note: the previous browser of this conversation {why}; a fresh browser was "
             "started and the earlier page state, cookies and storage were lost."
         )
 
-    async def browser_for(self, conv: Conversation) -> BrowserSession:
+    async def browser_for(self, conv: Conversation) -> Browser:
         """The running browser of the conversation whose call this is, launched if needed."""
         call = conv.call
         if conv.deleted or call is None:
-            raise SessionClosedError(conv.conversation_id, "delete")
+            raise SessionClosedError(conv.conversation_id, CloseReason.DELETE)
         browser = conv.browser
         if browser is not None and browser.alive:
-            call.browser = browser
+            conv.uses(browser)
             return browser
         if browser is not None:  # it died; wait for its task to finish cleaning up
-            await self._source.release(browser, "crash")
-            if conv.browser is browser:
-                conv.browser = None
+            await self._source.release(browser, CloseReason.CRASH)
+            conv.dead_browser_gone(browser)
         if self.closing:
             raise SessionError("The service is shutting down.")
         dirs = self.dirs(conv)
-        conv.move(S.LAUNCHING)
+        conv.launching()
         try:
             browser = await self._source.acquire(conv.conversation_id, dirs)
-        except BaseException as exc:
-            if isinstance(exc, BrowserLaunchError):
-                self.metrics.inc("browser_tool_launches_total", outcome="error")
-            if conv.state is S.LAUNCHING:
-                conv.move(S.IN_CALL)
-            elif conv.deleted:  # the stopped launch may have written after delete's removal
+        except BaseException:
+            conv.launch_failed()
+            if conv.deleted:  # the stopped launch may have written after delete's removal
                 await dirs.remove()
             raise
-        self.metrics.inc("browser_tool_launches_total", outcome="ok")
-        if conv.state is not S.LAUNCHING:  # stopped (deleted, reset) while it launched
-            reason = call.stopped_because or "delete"
+        if not conv.launched(browser):  # stopped (deleted, reset) while it launched
+            reason = call.stopped_because or CloseReason.DELETE
             await self._source.release(browser, reason)
             if conv.deleted:
                 await dirs.remove()  # the launch wrote into it after kill_session removed it
             raise SessionClosedError(conv.conversation_id, reason)
-        conv.browser = call.browser = browser
-        call.launched = True
-        conv.move(S.IN_CALL)
         return browser
 
     def dirs(self, conv: Conversation) -> SessionDirs:
         """The conversation's dir, created if needed; never for a deleted conversation."""
         if conv.deleted:
-            raise SessionClosedError(conv.conversation_id, "delete")
-        if conv.dirs is None or not conv.dirs.root.exists():
-            conv.dirs = SessionDirs(self._dir_path(conv.conversation_id)).create(self.instance_id)
-        return conv.dirs
+            raise SessionClosedError(conv.conversation_id, CloseReason.DELETE)
+        dirs = conv.dirs
+        if dirs is None or not dirs.root.exists():
+            dirs = SessionDirs(self._dir_path(conv.conversation_id)).create(self.instance_id)
+            conv.keep_dirs(dirs)
+        return dirs
 
     def _dir_path(self, conversation_id: str) -> Path:
         return self._layout.sessions_dir / session_dir_name(conversation_id)
 
     # ---- ending browsers and conversations ------------------------------------------------
 
-    def expire(self, conv: Conversation, reason: str) -> None:
-        """Act on the clock's decision `reason` (idle, lifetime, forget) if it still holds."""
-        due, _ = conv.due(trio.current_time(), self.settings.max_lifetime)
-        if due != reason:
+    def expire(self, conv: Conversation, decision: Due) -> None:
+        """Act on the clock's `decision` if it still holds."""
+        if not conv.expire(decision, trio.current_time(), self.settings.max_lifetime):
             return  # a call began, the idle timeout moved, the browser died: nothing to do
-        if reason == "forget":
+        if decision is Due.FORGET:
             self._forget(conv)
             return
-        conv.move(S.CLOSING)
-        self._nursery.start_soon(self.close_browser, conv, reason)
+        self._nursery.start_soon(self.close_browser, conv, CloseReason(decision.value))
 
-    async def close_browser(self, conv: Conversation, reason: str) -> CleanupReport:
+    async def close_browser(self, conv: Conversation, reason: CloseReason) -> CleanupReport:
         """Hand the conversation's browser back (killing it); the conversation lives on. A call
         in flight is stopped first. Never raises."""
-        if conv.call is not None:
-            conv.call.stop(reason)
-        if conv.browser is not None and conv.state in (S.READY, S.IN_CALL):
-            conv.move(S.CLOSING)
+        conv.closing(reason)
         kill = await self._release(conv, reason)
-        if conv.state is S.CLOSING:
-            conv.move(S.NO_BROWSER)
-        if reason in ("idle", "lifetime"):
-            conv.lost_because = _lost_because(reason, conv.idle_timeout, self.settings)
-        conv.last_active = trio.current_time()
+        lost = None
+        if reason in (CloseReason.IDLE, CloseReason.LIFETIME):
+            lost = _lost_because(reason, conv.idle_timeout, self.settings)
+        conv.closed(trio.current_time(), lost)
         self.poke()
         return kill
 
-    async def delete(self, conversation_id: str, reason: str) -> CleanupReport:
+    async def delete(self, conversation_id: ConversationId, reason: CloseReason) -> CleanupReport:
         """Any state -> DELETED: stop its call, kill its browser, delete its files."""
         started = trio.current_time()
         conv = self.conversations.pop(conversation_id, None)
         if conv is None:
             return CleanupReport(conversation_id, existed=False)
-        conv.move(S.DELETED)
-        if conv.call is not None:
-            conv.call.stop(reason)
+        conv.delete(reason)
         report = await self._release(conv, reason)
         dirs = conv.dirs or SessionDirs(self._dir_path(conversation_id))
         errors = list(report.errors)
@@ -223,7 +205,7 @@ class Lifecycle:
             errors=tuple(errors),
         )
 
-    def standby(self) -> list[BrowserSession]:
+    def standby(self) -> list[Browser]:
         """Browsers the source keeps for no conversation yet (a pool's)."""
         return self._source.standby()
 
@@ -231,47 +213,41 @@ class Lifecycle:
         """Shutdown: the source ends what it keeps for no conversation. Never raises."""
         await self._source.aclose()
 
-    def stop_calls(self, reason: str) -> None:
+    def stop_calls(self, reason: CloseReason) -> None:
         """Stop every call in flight now (a second shutdown signal)."""
         for conv in self.conversations.values():
             if conv.call is not None:
                 conv.call.stop(reason)
 
-    async def _release(self, conv: Conversation, reason: str) -> CleanupReport:
+    async def _release(self, conv: Conversation, reason: CloseReason) -> CleanupReport:
         browser = conv.browser
         if browser is None:
             return CleanupReport(conv.conversation_id, existed=True)
         kill: KillReport | None = await self._source.release(browser, reason)
-        if conv.browser is browser:
-            conv.browser = None
+        conv.browser_closed(browser)
         self.metrics.inc("browser_tool_kills_total", reason=reason)
         return CleanupReport.from_kill(conv.conversation_id, browser.pid, kill)
 
     def _forget(self, conv: Conversation) -> None:
+        """Drop the record `expire` moved to DELETED, and its files."""
         if self.conversations.get(conv.conversation_id) is conv:
             del self.conversations[conv.conversation_id]
-            conv.move(S.DELETED)
             if conv.dirs is not None:
                 self._nursery.start_soon(_remove_logged, conv.conversation_id, conv.dirs)
 
-    def _on_closed(self, browser: BrowserSession) -> None:
+    def _on_closed(self, browser: Browser) -> None:
         """A browser the source gave out is gone. Only a crash needs acting on here: every
         other end was asked for by a step above, which does its own bookkeeping."""
         conv = self.conversations.get(browser.conversation_id)
-        if browser.close_reason != "crash" or conv is None or conv.browser is not browser:
+        if browser.close_reason is not CloseReason.CRASH or conv is None:
             return
-        conv.browser = None
-        conv.lost_because = browser.lost_because()
-        self.metrics.inc("browser_tool_kills_total", reason="crash")
-        if conv.state is S.READY:
-            conv.move(S.NO_BROWSER)
-        if conv.call is not None and conv.call.browser is browser:
-            conv.call.stop("crash")
-        self.poke()
+        if conv.crashed(browser):
+            self.metrics.inc("browser_tool_kills_total", reason=CloseReason.CRASH)
+            self.poke()
 
 
-def _lost_because(reason: str, idle_timeout: float, settings: Settings) -> str:
-    if reason == "idle":
+def _lost_because(reason: CloseReason, idle_timeout: float, settings: Settings) -> str:
+    if reason is CloseReason.IDLE:
         return f"was closed because it was idle for {format_duration(idle_timeout)} (idle timeout)"
     return (
         "was closed because it reached its maximum lifetime of "

@@ -17,27 +17,26 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import trio
 
 from chrome_launcher import InstanceLock, StateLayout, group_rss_bytes
 from orphan_reaper import ReapReport, reap_orphans
 
-from ._calls import run_call
+from ._calls import run_call, tool_body
 from ._clock import run_clock
 from ._conversation import ConversationState, take_turn
 from ._conversation_ids import validate_conversation_id
-from ._errors import InvalidInputError, SessionClosedError, ToolError
+from ._errors import CloseReason, InvalidInputError, SessionClosedError, ToolError
 from ._lifecycle import Lifecycle
 from ._metrics import Metrics
 from ._pool import PoolSource
 from ._reports import POOLED, CleanupReport, SessionInfo
 from ._settings import Settings
-from ._shared_source import shared_source
+from ._shared_source import SharedSource
 from ._sources import LaunchSource, SourceFactory
 from ._tasks import raise_sole
-from .browser import BrowserSession, ContextSession
+from .browser import BrowserSession
 from .tools import ToolOutput, find_tool, prepare_input
 
 log = logging.getLogger("browser_tool.manager")
@@ -58,7 +57,7 @@ class BrowserSessionManager:
         self.metrics = Metrics()
         if source_factory is None:
             if settings.isolation == "context":
-                source_factory = shared_source(self.metrics)
+                source_factory = SharedSource
             else:
                 source_factory = PoolSource if settings.pool_size > 0 else LaunchSource
         self.working_dir = Path.cwd()
@@ -75,7 +74,7 @@ class BrowserSessionManager:
         ToolOutput with `is_error` set, since the model must see it. The input's timeout bounds
         the call from the moment it gets its turn, the browser's launch included.
         """
-        validate_conversation_id(conversation_id)
+        cid = validate_conversation_id(conversation_id)
         tool = find_tool(name)
         started = trio.current_time()
         try:
@@ -86,12 +85,11 @@ class BrowserSessionManager:
             return self._count(name, ToolOutput.error(str(exc)), started)
         if self._lifecycle.closing:
             return self._count(name, ToolOutput.error("The service is shutting down."), started)
-        conv = self._lifecycle.conversation(conversation_id)
+        conv = self._lifecycle.conversation(cid)
         try:
             async with take_turn(conv):
-                output = await run_call(
-                    self._lifecycle, conv, tool, args, timeout, self.working_dir
-                )
+                body = tool_body(self._lifecycle, tool, args, timeout, self.working_dir)
+                output = await run_call(self._lifecycle, conv, body)
         except trio.Cancelled:  # its caller gave up (a client hung up): still a call, failed
             self._count(name, ToolOutput.error("cancelled by the caller"), started)
             raise
@@ -103,28 +101,33 @@ class BrowserSessionManager:
         Raises InvalidInputError for a bad id, BrowserLaunchError when Chrome won't start and
         SessionClosedError when the conversation is deleted or shut down meanwhile.
         """
-        validate_conversation_id(conversation_id)
-        conv = self._lifecycle.conversation(conversation_id)
+        cid = validate_conversation_id(conversation_id)
+        conv = self._lifecycle.conversation(cid)
         async with conv.turn:
             await conv.wait_until_settled()
             with trio.CancelScope() as scope:
                 call = self._lifecycle.begin_call(conv, scope)
                 try:
-                    return await self._lifecycle.browser_for(conv)
+                    browser = await self._lifecycle.browser_for(conv)
+                    if not isinstance(browser, BrowserSession):
+                        raise TypeError(f"{type(browser).__name__} is not a BrowserSession")
+                    return browser
                 finally:
                     self._lifecycle.end_call(conv, counted=False)
         raise SessionClosedError(conversation_id, call.stopped_because or "closed")
 
-    async def kill_session(self, conversation_id: str, reason: str = "delete") -> CleanupReport:
+    async def kill_session(
+        self, conversation_id: str, reason: CloseReason = CloseReason.DELETE
+    ) -> CleanupReport:
         """End the conversation's browser and delete its files. Idempotent; never raises.
 
         A call in flight fails at once with a clear error. This is what delete hooks call.
         """
         try:
-            validate_conversation_id(conversation_id)
+            cid = validate_conversation_id(conversation_id)
         except InvalidInputError as exc:
             return CleanupReport(conversation_id, existed=False, errors=(str(exc),))
-        return await self._lifecycle.delete(conversation_id, reason)
+        return await self._lifecycle.delete(cid, reason)
 
     async def reset_session(self, conversation_id: str) -> CleanupReport:
         """Close the browser and clear the conversation's downloads; the next call starts clean."""
@@ -132,8 +135,8 @@ class BrowserSessionManager:
         conv = self._lifecycle.conversations.get(conversation_id)
         if conv is None:
             return CleanupReport(conversation_id, existed=False)
-        report = await self._lifecycle.close_browser(conv, "reset")
-        conv.lost_because = None
+        report = await self._lifecycle.close_browser(conv, CloseReason.RESET)
+        conv.reset_done()
         if conv.dirs is not None and not conv.deleted:
             await conv.dirs.clear_downloads()
         return report
@@ -142,24 +145,19 @@ class BrowserSessionManager:
         """A proxy moved the conversation here from another instance that could not take it:
         unless this instance runs a browser for it already, the result of the call that starts
         one says the earlier state is gone. Raises InvalidInputError for a bad id."""
-        validate_conversation_id(conversation_id)
-        conv = self._lifecycle.conversation(conversation_id)
-        if conv.state is ConversationState.NO_BROWSER and conv.lost_because is None:
-            conv.lost_because = (
-                "was on another instance of this service, which stopped or could not be reached"
-            )
+        cid = validate_conversation_id(conversation_id)
+        self._lifecycle.conversation(cid).moved_here()
 
     def keepalive(self, conversation_id: str, idle_timeout: float) -> float:
         """Set the conversation's idle timeout (clamped to settings); return what was set."""
-        validate_conversation_id(conversation_id)
+        cid = validate_conversation_id(conversation_id)
         if not idle_timeout > 0:
             raise InvalidInputError(
                 "idle_timeout_s", "must be a number greater than 0", idle_timeout
             )
         value = min(float(idle_timeout), self.settings.max_idle_timeout)
-        conv = self._lifecycle.conversation(conversation_id)
-        conv.idle_timeout = value
-        conv.last_active = trio.current_time()
+        conv = self._lifecycle.conversation(cid)
+        conv.set_idle_timeout(value, trio.current_time())
         self._lifecycle.poke()
         return value
 
@@ -183,7 +181,7 @@ class BrowserSessionManager:
                     calls=conv.calls,
                     last_error=conv.last_error,
                     rss_bytes=group_rss_bytes(browser.pid) if browser else 0,
-                    shared=isinstance(browser, ContextSession),
+                    shared=browser.shares_chrome if browser else False,
                 )
             )
         for browser in self._lifecycle.standby():  # launched ahead, for no conversation yet
@@ -206,13 +204,6 @@ class BrowserSessionManager:
         """The conversation's lifecycle state, or None when the manager keeps no record."""
         conv = self._lifecycle.conversations.get(conversation_id)
         return conv.state if conv is not None else None
-
-    def statistics(self) -> dict[str, Any]:
-        sessions = self.list_sessions()
-        by_state: dict[str, int] = {}
-        for info in sessions:
-            by_state[info.state] = by_state.get(info.state, 0) + 1
-        return {"sessions": len(sessions), "by_state": by_state, "instance_id": self.instance_id}
 
     def _count(self, tool: str, output: ToolOutput, started: float) -> ToolOutput:
         self.metrics.inc("browser_tool_tool_calls_total", tool=tool)
@@ -239,12 +230,13 @@ class BrowserSessionManager:
             with trio.move_on_after(self.settings.shutdown_timeout):
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(lifecycle.close_source)
-                    for conversation_id in list(lifecycle.conversations):
-                        nursery.start_soon(lifecycle.delete, conversation_id, "shutdown")
+                    for conv in list(lifecycle.conversations.values()):
+                        reason = CloseReason.SHUTDOWN
+                        nursery.start_soon(lifecycle.delete, conv.conversation_id, reason)
 
     def skip_call_grace(self) -> None:
         """A second shutdown signal: stop in-flight calls now."""
-        self._lifecycle.stop_calls("shutdown")
+        self._lifecycle.stop_calls(CloseReason.SHUTDOWN)
 
 
 @asynccontextmanager
@@ -297,4 +289,4 @@ def _count_startup_reap(metrics: Metrics, report: ReapReport | None) -> None:
     }
     for outcome, count in outcomes.items():
         metrics.inc("browser_tool_reaper_total", count, outcome=outcome)
-    metrics.inc("browser_tool_kills_total", outcomes["killed"], reason="reaper")
+    metrics.inc("browser_tool_kills_total", outcomes["killed"], reason=CloseReason.REAPER)

@@ -27,7 +27,8 @@ class _Histogram:
 
 
 _HELP = {
-    "browser_tool_launches_total": "Chrome launches, by outcome",
+    "browser_tool_launches_total": "Chrome launches for conversations and the pool, by outcome",
+    "browser_tool_handovers_total": "Browsers handed to a conversation without a launch, by source",
     "browser_tool_kills_total": "Sessions ended, by reason",
     "browser_tool_tool_calls_total": "Tool calls, by tool",
     "browser_tool_tool_errors_total": "Tool calls that returned is_error, by tool",

@@ -26,10 +26,10 @@ import trio
 
 from chrome_launcher import KillReport, StateLayout
 
-from ._errors import BrowserLaunchError, CdpError
+from ._errors import BrowserLaunchError, CdpError, CloseReason
+from ._metrics import Metrics
 from ._settings import Settings
-from ._sources import LaunchSource, OnClosed
-from ._tasks import sole_exception
+from ._sources import Browser, LaunchSource, OnClosed
 from .browser import BrowserSession, SessionDirs, download_params, run_browser_session
 
 log = logging.getLogger("browser_tool.pool")
@@ -47,19 +47,27 @@ class PoolSource:
     """`settings.pool_size` Chromes kept ready; a `BrowserSource` (see `_sources`)."""
 
     def __init__(
-        self, settings: Settings, instance_id: str, nursery: trio.Nursery, on_closed: OnClosed
+        self,
+        settings: Settings,
+        instance_id: str,
+        nursery: trio.Nursery,
+        on_closed: OnClosed,
+        metrics: Metrics | None = None,
     ) -> None:
+        self._metrics = metrics or Metrics()
         self._settings = settings
         self._instance_id = instance_id
         self._nursery = nursery
         self._on_closed = on_closed
         self._size = settings.pool_size
         # Launched only when none is ready; conversations' crashes are reported through us.
-        self._launcher = LaunchSource(settings, instance_id, nursery, self._browser_closed)
+        self._launcher = LaunchSource(
+            settings, instance_id, nursery, self._browser_closed, self._metrics
+        )
         self._sessions_dir = StateLayout(settings.state_dir).sessions_dir
         self._ready: collections.deque[BrowserSession] = collections.deque()
-        self._handed_out: set[BrowserSession] = set()
-        self._slots_left: dict[BrowserSession, trio.Event] = {}  # set once its slot is gone
+        self._handed_out: set[Browser] = set()
+        self._slots_left: dict[Browser, trio.Event] = {}  # set once its slot is gone
         self._closing = False
         self._handed_out_at = -math.inf
         self._changed = trio.Event()
@@ -77,15 +85,15 @@ class PoolSource:
                 return browser
         return await self._launcher.acquire(conversation_id, dirs)
 
-    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
+    async def release(self, browser: Browser, reason: CloseReason) -> KillReport | None:
         report = await browser.aclose(reason)
         if (slot_left := self._slots_left.get(browser)) is not None:
             with trio.CancelScope(shield=True):
                 await slot_left.wait()  # the slot dir (the profile's parent) is gone too
         return report
 
-    def standby(self) -> list[BrowserSession]:
-        return list(self._ready)
+    def standby(self) -> list[Browser]:
+        return list[Browser](self._ready)
 
     async def wait_filled(self) -> None:
         """Return once every slot of the pool holds a ready browser (tests, benchmarks)."""
@@ -100,7 +108,7 @@ class PoolSource:
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:
                 for browser in ready:
-                    nursery.start_soon(self.release, browser, "shutdown")
+                    nursery.start_soon(self.release, browser, CloseReason.SHUTDOWN)
 
     async def _hand_over(
         self, browser: BrowserSession, conversation_id: str, dirs: SessionDirs
@@ -118,17 +126,18 @@ class PoolSource:
             )
         except CdpError as exc:
             log.warning("a pooled browser (pid %d) failed its hand-over: %s", browser.pid, exc)
-            await self.release(browser, "crash")
+            await self.release(browser, CloseReason.CRASH)
             return False
         except BaseException:
-            await self.release(browser, "reset")
+            await self.release(browser, CloseReason.RESET)
             raise
         browser.started_at = trio.current_time()  # its lifetime is the conversation's
+        self._metrics.inc("browser_tool_handovers_total", source="pool")
         return True
 
-    def _browser_closed(self, browser: BrowserSession) -> None:
-        if browser in self._ready:  # died in the pool: never handed out, replaced
-            self._ready.remove(browser)
+    def _browser_closed(self, browser: Browser) -> None:
+        if isinstance(browser, BrowserSession) and browser in self._ready:
+            self._ready.remove(browser)  # died in the pool: never handed out, replaced
             self._poke()
         if browser in self._handed_out or browser not in self._slots_left:
             self._handed_out.discard(browser)
@@ -148,15 +157,17 @@ class PoolSource:
             try:
                 browser = await self._nursery.start(self._run_pooled, slot_left)
             except BrowserLaunchError as exc:
+                self._metrics.inc("browser_tool_launches_total", outcome="error")
                 delay = _RETRY_AFTER[min(failures, len(_RETRY_AFTER) - 1)]
                 failures += 1
                 log.warning("pool: a launch failed (retrying in %.0f s): %s", delay, exc)
                 await trio.sleep(delay)
                 continue
             failures = 0
+            self._metrics.inc("browser_tool_launches_total", outcome="ok")
             self._slots_left[browser] = slot_left
             if self._closing:
-                self._nursery.start_soon(self.release, browser, "shutdown")
+                self._nursery.start_soon(self.release, browser, CloseReason.SHUTDOWN)
                 continue
             self._ready.append(browser)
             if len(self._ready) >= self._size:
@@ -183,11 +194,6 @@ class PoolSource:
                 self._browser_closed,
                 task_status=task_status,
             )
-        except BaseExceptionGroup as group:
-            leaf = sole_exception(group)
-            if isinstance(leaf, BrowserLaunchError):
-                raise leaf from None
-            raise
         except OSError as exc:
             raise BrowserLaunchError(f"Could not create the pool slot {name}: {exc}") from exc
         finally:

@@ -26,11 +26,11 @@ import trio
 
 from chrome_launcher import KillReport, StateLayout
 
-from ._errors import BrowserLaunchError, CdpError
+from ._errors import BrowserLaunchError, CdpError, CloseReason
 from ._metrics import Metrics
 from ._settings import Settings
-from ._sources import BrowserSource, OnClosed, SourceFactory
-from ._tasks import first_of, sole_exception
+from ._sources import Browser, OnClosed
+from ._tasks import first_of
 from .browser import (
     BrowserSession,
     ContextSession,
@@ -121,19 +121,20 @@ class SharedSource:
             try:
                 await session.claim(conversation_id, dirs.downloads)
             except BaseException as exc:
-                await session.aclose("reset")
+                await session.aclose(CloseReason.RESET)
                 if isinstance(exc, CdpError):
                     raise BrowserLaunchError(
                         f"The shared browser (pid {session.pid}) did not answer: {exc}"
                     ) from exc
                 raise
+            self._metrics.inc("browser_tool_handovers_total", source="context")
             return session
         raise AssertionError("unreachable")
 
-    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
+    async def release(self, browser: Browser, reason: CloseReason) -> KillReport | None:
         return await browser.aclose(reason)
 
-    def standby(self) -> list[BrowserSession]:
+    def standby(self) -> list[Browser]:
         return []  # spare contexts hold no Chrome of their own; shared Chromes are listed apart
 
     async def aclose(self) -> None:
@@ -141,7 +142,7 @@ class SharedSource:
         for host in list(self._hosts):
             self._forget(host)
             if host.browser is not None:
-                await host.browser.aclose("shutdown")
+                await host.browser.aclose(CloseReason.SHUTDOWN)
 
     # ---- choosing and starting Chromes ----------------------------------------------------
 
@@ -162,16 +163,15 @@ class SharedSource:
             host.browser = await self._nursery.start(
                 run_shared_browser, self._settings, self._instance_id, root
             )
-        except BaseException as exc:
-            error = sole_exception(exc)
+        except BrowserLaunchError as error:
             self._forget(host)
-            if not isinstance(error, BrowserLaunchError):
-                host.started.set()
-                raise
             host.error = error
             self._metrics.inc("browser_tool_shared_browser_launches_total", outcome="error")
             log.warning("%s", error)
             return
+        except BaseException:
+            self._forget(host)
+            raise
         finally:
             host.started.set()
         browser = host.browser
@@ -183,7 +183,7 @@ class SharedSource:
             )
         finally:
             self._forget(host)
-            reason = browser.close_reason or "shutdown"
+            reason = browser.close_reason or CloseReason.SHUTDOWN
             self._metrics.inc("browser_tool_shared_browser_ends_total", reason=reason)
             self._count_browsers()
 
@@ -197,7 +197,7 @@ class SharedSource:
                 await host.wait_changed()
             if timer.cancelled_caught and host.load == 0:
                 self._forget(host)  # from now on nobody can choose it
-                await browser.aclose("linger")
+                await browser.aclose(CloseReason.LINGER)
                 return
 
     def _forget(self, host: _Host) -> None:
@@ -228,15 +228,9 @@ class SharedSource:
         def closed(session: BrowserSession) -> None:
             self._context_closed(host, session)
 
-        try:
-            session: ContextSession = await browser.nursery.start(
-                run_context_session, browser, self._settings, closed
-            )
-        except BaseExceptionGroup as group:
-            error = sole_exception(group)
-            if isinstance(error, BrowserLaunchError):
-                raise error from None
-            raise
+        session: ContextSession = await browser.nursery.start(
+            run_context_session, browser, self._settings, closed
+        )
         if not session.alive:  # its Chrome died at once; its end was reported already
             raise BrowserLaunchError("The shared browser ended while it made a context.")
         return session
@@ -267,7 +261,7 @@ class SharedSource:
         if host in self._hosts and host.spare is None:
             host.spare = spare
         else:
-            await spare.aclose("reset")
+            await spare.aclose(CloseReason.RESET)
 
     def _context_closed(self, host: _Host, session: BrowserSession) -> None:
         host.members.discard(session)
@@ -275,14 +269,3 @@ class SharedSource:
             host.spare = None
         host.poke()
         self._on_closed(session)
-
-
-def shared_source(metrics: Metrics) -> SourceFactory:
-    """The factory of a SharedSource that counts into `metrics`."""
-
-    def build(
-        settings: Settings, instance_id: str, nursery: trio.Nursery, on_closed: OnClosed
-    ) -> BrowserSource:
-        return SharedSource(settings, instance_id, nursery, on_closed, metrics)
-
-    return build

@@ -4,6 +4,10 @@ The manager asks its source for a browser when a conversation needs one and hand
 the conversation is done with it. Today's source launches one Chrome per conversation; a
 pre-warmed pool and a shared Chrome with a context per conversation are two more. Tests put a
 stand-in here (see `SourceFactory`) instead of patching the manager.
+
+A source hands out a `Browser`: what the manager needs of a browser, and no more. The real ones
+are `BrowserSession`s (a conversation's own Chrome, a pooled one, or a context in a shared
+Chrome); tools reach the page of one through `CallAccess.browser`, which narrows to it.
 """
 
 from __future__ import annotations
@@ -13,30 +17,69 @@ from typing import Protocol
 
 import trio
 
-from chrome_launcher import KillReport
+from chrome_launcher import ChromeState, KillReport
 
-from ._errors import BrowserLaunchError
+from ._errors import BrowserLaunchError, CloseReason
+from ._metrics import Metrics
 from ._settings import Settings
-from ._tasks import sole_exception
 from .browser import BrowserSession, SessionDirs, run_browser_session
 
-OnClosed = Callable[[BrowserSession], None]
+
+class Browser(Protocol):
+    """A browser as the manager sees it. `BrowserSession` is one; tests script fakes."""
+
+    conversation_id: str  # the conversation it serves (a pool hands it over by rewriting it)
+    started_at: float  # trio time its lifetime started (its hand-over, for a pooled one)
+    close_reason: CloseReason | None  # why it ended (or is ending); None while it runs
+    state: ChromeState  # ready, closing, closed
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def alive(self) -> bool:
+        """Ready and not exited or disconnected: a call may use it."""
+        ...
+
+    @property
+    def shares_chrome(self) -> bool:
+        """It is a context in a Chrome shared with other conversations."""
+        ...
+
+    def lost_because(self) -> str:
+        """Why a crashed browser's state is gone, for its successor's first result."""
+        ...
+
+    def take_notes(self) -> list[str]:
+        """What its page did since the last call (dialogs, popups, a crash), said once."""
+        ...
+
+    async def aclose(self, reason: CloseReason) -> KillReport | None:
+        """Close it (idempotent) and return the kill ladder's report. Never raises."""
+        ...
+
+    async def wait_closed(self) -> None:
+        """Block until it is gone, its processes and files included."""
+        ...
+
+
+OnClosed = Callable[[Browser], None]
 
 
 class BrowserSource(Protocol):
-    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
+    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> Browser:
         """A ready browser for `conversation_id`, its downloads going to `dirs`.
 
         Raises BrowserLaunchError when none can be had. Cancelled, it leaves nothing behind.
         """
         ...
 
-    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
-        """The conversation is done with `browser` (`reason`: delete, idle, lifetime, reset,
-        shutdown, crash). Returns the kill ladder's report; never raises."""
+    async def release(self, browser: Browser, reason: CloseReason) -> KillReport | None:
+        """The conversation is done with `browser` (why: `reason`). Returns the kill ladder's
+        report; never raises."""
         ...
 
-    def standby(self) -> list[BrowserSession]:
+    def standby(self) -> list[Browser]:
         """Browsers running for no conversation yet (a pool's), for the inventory and /metrics."""
         ...
 
@@ -46,8 +89,11 @@ class BrowserSource(Protocol):
 
 
 # Builds a source for one manager: (settings, instance id, the manager's nursery, the callback
-# a source calls once a browser it gave out is gone, whatever the reason).
-SourceFactory = Callable[[Settings, str, trio.Nursery, OnClosed], BrowserSource]
+# a source calls once a browser it gave out is gone, whatever the reason, the manager's
+# metrics). A source counts what it does: `browser_tool_launches_total` for every Chrome it
+# launches (outcome ok or error), `browser_tool_handovers_total` for a browser it hands over
+# without launching one (a pooled Chrome, a context in a shared Chrome).
+SourceFactory = Callable[[Settings, str, trio.Nursery, OnClosed, Metrics], BrowserSource]
 
 
 class LaunchSource:
@@ -55,12 +101,18 @@ class LaunchSource:
     connection and Chrome's watchers are scoped resources that one task must own)."""
 
     def __init__(
-        self, settings: Settings, instance_id: str, nursery: trio.Nursery, on_closed: OnClosed
+        self,
+        settings: Settings,
+        instance_id: str,
+        nursery: trio.Nursery,
+        on_closed: OnClosed,
+        metrics: Metrics | None = None,
     ) -> None:
         self._settings = settings
         self._instance_id = instance_id
         self._nursery = nursery
         self._on_closed = on_closed
+        self._metrics = metrics or Metrics()
 
     async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
         try:
@@ -72,17 +124,16 @@ class LaunchSource:
                 self._instance_id,
                 self._on_closed,
             )
-        except BaseExceptionGroup as group:
-            error = sole_exception(group)
-            if isinstance(error, BrowserLaunchError):
-                raise error from None
+        except BrowserLaunchError:
+            self._metrics.inc("browser_tool_launches_total", outcome="error")
             raise
+        self._metrics.inc("browser_tool_launches_total", outcome="ok")
         return browser
 
-    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
+    async def release(self, browser: Browser, reason: CloseReason) -> KillReport | None:
         return await browser.aclose(reason)
 
-    def standby(self) -> list[BrowserSession]:
+    def standby(self) -> list[Browser]:
         return []
 
     async def aclose(self) -> None:

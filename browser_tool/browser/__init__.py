@@ -29,7 +29,7 @@ from ._input import (
 )
 from ._network_log import SOURCES as NETWORK_SOURCES
 from ._notes import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
-from ._page import Page
+from ._page import Page, PageState
 from ._refs import ElementHandle, RefTable, resolve_ref
 from ._service_workers import ServiceWorkerRegistration, ServiceWorkerVersion
 from ._session import BrowserSession, run_browser_session
@@ -52,6 +52,7 @@ __all__ = [
     "ElementHandle",
     "KeyPress",
     "Page",
+    "PageState",
     "RefTable",
     "ServiceWorkerRegistration",
     "ServiceWorkerVersion",

@@ -10,6 +10,7 @@ import trio
 
 from chrome_launcher import ChromeProcess, ChromeState, KillReport
 
+from .._errors import CloseReason
 from .._tasks import first_of
 from ..cdp import CdpConnection
 
@@ -20,7 +21,7 @@ class ChromeLife:
         self.conn = conn
         self.state = ChromeState.READY
         self.started_at = trio.current_time()
-        self.close_reason: str | None = None
+        self.close_reason: CloseReason | None = None
         self.report: KillReport | None = None
         self._close_requested = trio.Event()
         self._closed = trio.Event()
@@ -33,7 +34,7 @@ class ChromeLife:
     def alive(self) -> bool:
         return self.state is ChromeState.READY and not self.chrome.exited and not self.conn.closed
 
-    async def aclose(self, reason: str) -> KillReport | None:
+    async def aclose(self, reason: CloseReason) -> KillReport | None:
         """Close it (idempotent) and return the kill ladder's report. Never raises."""
         if self.close_reason is None:
             self.close_reason = reason
@@ -58,7 +59,7 @@ class ChromeLife:
             **more,
         )
         if self.close_reason is None and ended != "requested":
-            self.close_reason = "crash"
+            self.close_reason = CloseReason.CRASH
         self.state = ChromeState.CLOSING
 
     def mark_closed(self, report: KillReport | None) -> None:

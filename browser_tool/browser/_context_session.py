@@ -23,7 +23,7 @@ import trio
 
 from chrome_launcher import KillReport
 
-from .._errors import BrowserLaunchError, CdpError
+from .._errors import BrowserLaunchError, CdpError, CloseReason
 from .._settings import Settings
 from .._tasks import raise_sole
 from ..cdp import CdpConnection, open_cdp_connection
@@ -44,6 +44,10 @@ class ContextSession(BrowserSession):
         self.shared = shared
         self.context_id = context_id
 
+    @property
+    def shares_chrome(self) -> bool:
+        return True
+
     async def claim(self, conversation_id: str, downloads: Path) -> None:
         """Hand this (spare) context to `conversation_id`, its downloads going to `downloads`.
         Raises CdpError when the shared Chrome does not answer."""
@@ -57,7 +61,7 @@ class ContextSession(BrowserSession):
         self.started_at = trio.current_time()
 
     def lost_because(self) -> str:
-        if self.shared.close_reason == "crash" or self.chrome.exited:
+        if self.shared.close_reason is CloseReason.CRASH or self.chrome.exited:
             return (
                 f"ran in a shared Chrome (pid {self.pid}) that crashed (exit status "
                 f"{self.shared.exit_status}), taking every conversation on it down"
@@ -87,7 +91,7 @@ async def run_context_session(
                     session = await _open_context(shared, settings, conn, nursery)
                     task_status.started(session)
                     await session.wait_for_end()
-                    if session.close_reason != "crash":
+                    if session.close_reason is not CloseReason.CRASH:
                         report = await _dispose(session, settings.polite_close_timeout)
                     nursery.cancel_scope.cancel()
             except BaseExceptionGroup as group:
@@ -157,8 +161,14 @@ async def _finish(
 ) -> None:
     if session.close_reason is None:
         # Cancelled by its owner: the shared Chrome ends (after a crash, or at shutdown).
-        session.close_reason = "crash" if session.shared.close_reason == "crash" else "shutdown"
-    if session.close_reason == "crash" and (session.chrome.exited or session.shared.ending):
+        session.close_reason = (
+            CloseReason.CRASH
+            if session.shared.close_reason is CloseReason.CRASH
+            else CloseReason.SHUTDOWN
+        )
+    if session.close_reason is CloseReason.CRASH and (
+        session.chrome.exited or session.shared.ending
+    ):
         # Its Chrome is dying: wait for the ladder so the report says how it ended.
         with trio.move_on_after(session.shared.settings.shutdown_timeout):
             await session.shared.wait_closed()

@@ -7,13 +7,14 @@ Two listeners feed it: the page's console (and dialogs' entries, in wire order),
 a page logging without end fills only its own bounded buffer, never the events calls wait on.
 
 A renderer crash replaces the page target. Until the new page is attached, `session` raises
-CdpConnectionError and `wait_usable` waits; if no new page can be made, the page is `failed`
-and its browser session ends as a crash (the next call gets a fresh browser).
+CdpConnectionError and `wait_usable` waits; if no new page can be made, the page is FAILED and
+its browser session ends as a crash (the next call gets a fresh browser).
 """
 
 from __future__ import annotations
 
 import contextlib
+import enum
 import logging
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,6 @@ from ._console import ConsoleBuffer
 from ._dialogs import answer_dialog, dialog_entry
 from ._downloads import Download, Downloads, download_params
 from ._notes import PAGE_CRASHED_BETWEEN_CALLS, PAGE_CRASHED_DURING_CALL, PAGE_NOT_REPLACED, Notes
-from ._popups import close_popup
 from ._refs import RefTable
 from ._workers import Workers
 
@@ -55,8 +55,22 @@ _CLEANUP_GRACE = 0.5
 _CONSOLE_QUEUE = 10_000  # console events waiting for the pump; more are dropped and counted
 
 
+class PageState(enum.Enum):
+    """Where the page is. Page targets that appear while SETTING_UP or REPLACING are ours (Chrome
+    announces its first tab unasked), in the other states they are popups."""
+
+    SETTING_UP = "setting up"  # until setup has attached our page (or failed to)
+    READY = "ready"  # attached: calls run
+    CRASH_TOLD = "crash told"  # a call reported the crash; the pump has not handled it yet
+    REPLACING = "replacing"  # the pump makes a new page after a crash
+    FAILED = "failed"  # no new page could be made; the browser ends as a crash
+
+
+_WAITING = (PageState.SETTING_UP, PageState.CRASH_TOLD, PageState.REPLACING)
+
+
 class Page:
-    """The one tab of a session. `cdp` is its CDP session; it changes when a crash resets it."""
+    """The one tab of a session. `session` is its CDP session; a crash replaces it."""
 
     def __init__(
         self, conn: CdpConnection, settings: Settings, downloads_dir: Path, context: str = ""
@@ -73,49 +87,59 @@ class Page:
         self.last_snapshot: Snapshot | None = None  # the last whole-page browser_snapshot
         self._downloads = Downloads()
         self.downloads: dict[str, Download] = self._downloads.by_guid
-        self.crashed = trio.Event()
+        self.crashed = trio.Event()  # this page target's crash: a new one per attached page
         self.crashes = 0
         self.popups_opened = 0  # each is closed as it opens: one tab per conversation
-        self._usable = trio.Event()  # set once a page is attached (after setup, after a crash)
-        self._told_crash: CdpSession | None = None  # a crash a call reported before the pump
-        self.failed: str | None = None  # why no page could be made after a crash
-        self._failed = trio.Event()
-        self.cdp: CdpSession | None = None
+        self._state = PageState.SETTING_UP
+        self._state_changed = trio.Event()  # set (and replaced) on every move
+        self._cdp: CdpSession | None = None
         self.target_id = ""
         # The URL of a main-frame navigation to a new document that has not committed yet: Chrome
         # holds back Runtime.evaluate until it commits, so an eval that times out says so.
         self.navigating_to: str | None = None
         self.viewport = (settings.viewport_width, settings.viewport_height)
-        # Until setup has adopted our page, and while a crash reset makes a new one, page
-        # targets that appear are ours, not popups (Chrome announces its first tab unasked).
-        self._settling = True
+
+    @property
+    def state(self) -> PageState:
+        return self._state
+
+    def _move(self, state: PageState) -> None:
+        self._state = state
+        self._state_changed.set()
+        self._state_changed = trio.Event()
+
+    async def _wait_while(self, *states: PageState) -> None:
+        while self._state in states:
+            await self._state_changed.wait()
 
     @property
     def session(self) -> CdpSession:
         """The page's CDP session. Raises CdpConnectionError while a crashed page is being
         replaced (callers wait with `wait_usable` first)."""
-        if self.cdp is None:
-            raise CdpConnectionError(self.failed or "the page is being replaced after a crash")
-        return self.cdp
+        if self._cdp is None:
+            failed = self._state is PageState.FAILED
+            raise CdpConnectionError(
+                PAGE_NOT_REPLACED if failed else "the page is being replaced after a crash"
+            )
+        return self._cdp
 
     async def wait_usable(self) -> None:
         """Wait until the page is attached: at once, unless a crashed page is being replaced.
         Raises ToolError when no new page could be made (its browser is being closed)."""
-        await self._usable.wait()
-        if self.failed is not None:
-            raise ToolError(self.failed)
+        await self._wait_while(*_WAITING)
+        if self._state is PageState.FAILED:
+            raise ToolError(PAGE_NOT_REPLACED)
 
     async def wait_failed(self) -> None:
-        await self._failed.wait()
+        await self._wait_while(*_WAITING, PageState.READY)
 
     def crash_error(self, session: CdpSession | None = None) -> ToolError:
-        """The error of a call the crash cut short (its note is dropped). Given the crashed
-        `session` while it is still the page's (the pump has not handled the crash yet), later
-        calls wait for the new page and the crash is not noted again."""
-        if session is not None and session is self.cdp:
-            self._told_crash = session
-            if self._usable.is_set():
-                self._usable = trio.Event()
+        """The error of a call the crash cut short; the note saying the same is dropped. Given
+        the crashed `session` while it is still the page's (the pump has not handled the crash
+        yet: the connection fails its commands first), later calls wait for the new page and
+        the crash is not noted again."""
+        if session is not None and session is self._cdp and self._state is PageState.READY:
+            self._move(PageState.CRASH_TOLD)
         self.notes.drop("crash")
         return ToolError(PAGE_CRASHED_DURING_CALL)
 
@@ -152,12 +176,11 @@ class Page:
                 self.target_id = created["targetId"]
             await self._attach(self.target_id)
         finally:
-            self._settling = False
-            self._usable.set()
+            self._move(PageState.READY)
 
     async def _attach(self, target_id: str) -> None:
         cdp = await self.conn.attach_to_target(target_id, timeout=_COMMAND_TIMEOUT)
-        self.cdp, self.target_id = cdp, target_id
+        self._cdp, self.target_id = cdp, target_id
         self.crashed = trio.Event()
         self.navigating_to = None
         await cdp.send_batch(
@@ -207,7 +230,7 @@ class Page:
 
     async def _pump_console(self, events: trio.MemoryReceiveChannel[CdpEvent]) -> None:
         async for event in events:
-            if self.cdp is None or event.session_id != self.cdp.session_id:
+            if self._cdp is None or event.session_id != self._cdp.session_id:
                 continue
             if event.method == _DIALOG:
                 dialog_entry(self.settings, self.console, event.params)
@@ -219,7 +242,7 @@ class Page:
         if event.method.startswith(("Target.", "Browser.")):
             await self._handle_browser_event(event.method, p)
             return
-        if self.cdp is None or event.session_id != self.cdp.session_id:
+        if self._cdp is None or event.session_id != self._cdp.session_id:
             return
         if event.method.startswith("Page.frame"):
             self._track_navigation(event.method, p)
@@ -229,10 +252,10 @@ class Page:
             )
         elif event.method == "Inspector.targetCrashed":
             self.crashes += 1
-            if self._usable.is_set():  # else a call's crash_error did it; its waiters hold it
-                self._usable = trio.Event()
+            told = self._state is PageState.CRASH_TOLD  # a call's crash_error said it already
+            self._move(PageState.REPLACING)
             self.crashed.set()
-            if self._told_crash is not self.cdp:
+            if not told:
                 self.notes.add("crash", PAGE_CRASHED_BETWEEN_CALLS)
             self.console.add("error", "the page crashed (renderer died); replaced by about:blank")
             await self._reset_after_crash()
@@ -255,16 +278,27 @@ class Page:
             if (
                 info.get("type") == "page"
                 and info.get("targetId") != self.target_id
-                and not self._settling
+                and self._state not in (PageState.SETTING_UP, PageState.REPLACING)
                 and self.in_context.items() <= info.items()
             ):
-                self.popups_opened += 1
-                await close_popup(self.conn, self.notes, info, timeout=_COMMAND_TIMEOUT)
+                await self._close_popup(info)
         else:
             self._downloads.handle(method, p)
 
+    async def _close_popup(self, info: dict[str, Any]) -> None:
+        """One tab per conversation: a window the page opens is closed at once, and noted."""
+        self.popups_opened += 1
+        url = info.get("url") or "about:blank"
+        await self.conn.send(
+            "Target.closeTarget", {"targetId": info["targetId"]}, timeout=_COMMAND_TIMEOUT
+        )
+        self.notes.add(
+            "popup",
+            f"The page opened a new window ({url}); it was closed, since this tool keeps one tab. "
+            "Navigate to the URL instead if you need it.",
+        )
+
     async def _reset_after_crash(self) -> None:
-        self._settling = True
         try:
             for attempt in (1, 2, 3):  # a new tab may land in the dying renderer and go with it
                 try:
@@ -275,17 +309,16 @@ class Page:
                         raise
         except CdpError as exc:
             log.warning("no new page after a renderer crash: %s", exc)
-            self.failed = PAGE_NOT_REPLACED
-            self._failed.set()
+            self._move(PageState.FAILED)
         finally:
-            self._settling = False
-            self._usable.set()
+            if self._state is PageState.REPLACING:  # replaced, or cancelled (the pump ends)
+                self._move(PageState.READY)
 
     async def _replace_page(self) -> None:
         old = self.target_id
-        if self.cdp is not None:
-            self.conn.forget_session(self.cdp.session_id)
-        self.cdp = None
+        if self._cdp is not None:
+            self.conn.forget_session(self._cdp.session_id)
+        self._cdp = None
         # The new page first: a browser left with no page at all may refuse to make one
         # (headless shell answered "Not supported" right after a renderer ran out of memory).
         tab = {"url": "about:blank", **self.in_context}

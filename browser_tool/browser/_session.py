@@ -9,7 +9,8 @@ the session closes, so nobody waits on a dead browser.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import trio
@@ -24,6 +25,7 @@ from chrome_launcher import launch_chrome as _launch_chrome
 
 from .._errors import BrowserLaunchError, CdpError
 from .._settings import Settings
+from .._tasks import sole_exception
 from ..cdp import CdpConnection, open_cdp_connection
 from ._chrome_life import ChromeLife
 from ._dirs import SessionDirs
@@ -41,6 +43,15 @@ class BrowserSession(ChromeLife):
         super().__init__(chrome, conn)
         self.conversation_id = conversation_id
         self.page = page
+
+    @property
+    def shares_chrome(self) -> bool:
+        """A context in a Chrome shared with other conversations (`ContextSession`)."""
+        return False
+
+    def take_notes(self) -> list[str]:
+        """What the page did since the last call (dialogs, popups, a crash), said once."""
+        return self.page.take_notes()
 
     async def wait_for_end(self, **more: Callable[[], Awaitable[object]]) -> None:
         """As `ChromeLife.wait_for_end`, and also when no page could replace a crashed one."""
@@ -67,38 +78,53 @@ async def run_browser_session(
     nothing is left behind in that case either.
     """
     options = launch_options(settings, dirs.root, instance_id)
-    async with trio.open_nursery() as nursery:
-        try:
-            chrome = await _launch_chrome(options, nursery)
-        except LaunchError as exc:
-            raise BrowserLaunchError(f"Could not start the browser: {exc}") from exc
-        session: BrowserSession | None = None
-        try:
-            assert chrome.ws_url is not None
-            async with open_cdp_connection(chrome.ws_url) as conn:
-                page = Page(conn, settings, dirs.downloads)
-                try:
-                    with trio.fail_after(settings.launch_timeout):
-                        # Chromium's handshake can stall ~160 ms after printing its URL:
-                        # "ready" means answered commands (the set-up's), not an announced port.
-                        await nursery.start(page.run_pump)
-                        await nursery.start(page.workers.run)
-                        await page.setup()
-                except (CdpError, trio.TooSlowError) as exc:
-                    raise BrowserLaunchError(
-                        f"The browser started but did not answer over CDP: {exc!r}"
-                    ) from exc
-                session = BrowserSession(conversation_id, chrome, conn, page)
-                task_status.started(session)
-                await session.wait_for_end()
-                polite = None if chrome.exited or conn.closed else polite_close(conn)
-                session.report = await chrome.aclose(polite=polite)
-        finally:
-            report = await chrome.aclose()
-            if session is not None:
-                session.mark_closed(report)
-                on_closed(session)
-            nursery.cancel_scope.cancel()
+    with launch_errors_unwrapped():
+        async with trio.open_nursery() as nursery:
+            try:
+                chrome = await _launch_chrome(options, nursery)
+            except LaunchError as exc:
+                raise BrowserLaunchError(f"Could not start the browser: {exc}") from exc
+            session: BrowserSession | None = None
+            try:
+                assert chrome.ws_url is not None
+                async with open_cdp_connection(chrome.ws_url) as conn:
+                    page = Page(conn, settings, dirs.downloads)
+                    try:
+                        with trio.fail_after(settings.launch_timeout):
+                            # Chromium's handshake can stall ~160 ms after printing its URL:
+                            # "ready" means answered commands (the set-up's), not an announced port.
+                            await nursery.start(page.run_pump)
+                            await nursery.start(page.workers.run)
+                            await page.setup()
+                    except (CdpError, trio.TooSlowError) as exc:
+                        raise BrowserLaunchError(
+                            f"The browser started but did not answer over CDP: {exc!r}"
+                        ) from exc
+                    session = BrowserSession(conversation_id, chrome, conn, page)
+                    task_status.started(session)
+                    await session.wait_for_end()
+                    polite = None if chrome.exited or conn.closed else polite_close(conn)
+                    session.report = await chrome.aclose(polite=polite)
+            finally:
+                report = await chrome.aclose()
+                if session is not None:
+                    session.mark_closed(report)
+                    on_closed(session)
+                nursery.cancel_scope.cancel()
+
+
+@contextmanager
+def launch_errors_unwrapped() -> Iterator[None]:
+    """Around a launch function's own nursery: a BrowserLaunchError raised before `started`
+    leaves that nursery wrapped in a group; raise it alone, so callers catch it by its type
+    (trio's `Nursery.start` unwraps only its own group)."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaf = sole_exception(group)
+        if isinstance(leaf, BrowserLaunchError):
+            raise leaf from None
+        raise
 
 
 def launch_options(settings: Settings, session_dir: Path, instance_id: str) -> LaunchOptions:

@@ -21,12 +21,12 @@ from chrome_launcher import (
     launch_chrome,
 )
 
-from .._errors import BrowserLaunchError, CdpError
+from .._errors import BrowserLaunchError, CdpError, CloseReason
 from .._settings import Settings
 from ..cdp import CdpConnection, open_cdp_connection
 from ._chrome_life import ChromeLife
 from ._dirs import SessionDirs
-from ._session import launch_options, polite_close
+from ._session import launch_errors_unwrapped, launch_options, polite_close
 
 log = logging.getLogger("browser_tool.shared")
 
@@ -67,7 +67,7 @@ class SharedBrowser(ChromeLife):
         return self.report.exit_status if self.report else None
 
     def mark_closed(self, report: KillReport | None) -> None:
-        self.close_reason = self.close_reason or "shutdown"
+        self.close_reason = self.close_reason or CloseReason.SHUTDOWN
         super().mark_closed(report)
 
 
@@ -85,33 +85,36 @@ async def run_shared_browser(
     """
     dirs = SessionDirs(root)
     try:
-        async with trio.open_nursery() as nursery:
-            try:
-                dirs.create(instance_id)
-                chrome = await launch_chrome(launch_options(settings, root, instance_id), nursery)
-            except (LaunchError, OSError) as exc:
-                raise BrowserLaunchError(f"Could not start the shared browser: {exc}") from exc
-            shared: SharedBrowser | None = None
-            try:
-                async with open_cdp_connection(chrome.ws_url or "") as conn:
-                    try:
-                        with trio.fail_after(settings.launch_timeout):
-                            await conn.send("Browser.getVersion")
-                    except (CdpError, trio.TooSlowError) as exc:
-                        raise BrowserLaunchError(
-                            f"The shared browser started but did not answer over CDP: {exc!r}"
-                        ) from exc
-                    shared = SharedBrowser(chrome, conn, nursery, settings, dirs)
-                    task_status.started(shared)
-                    await shared.wait_for_end()
-                    polite = None if chrome.exited or conn.closed else polite_close(conn)
-                    shared.report = await chrome.aclose(polite=polite)
-            finally:
-                report = await chrome.aclose()
-                if shared is not None:
-                    shared.mark_closed(report)
-                    log.info("shared Chrome pid=%d ended (%s)", chrome.pid, shared.close_reason)
-                nursery.cancel_scope.cancel()
+        with launch_errors_unwrapped():
+            async with trio.open_nursery() as nursery:
+                try:
+                    dirs.create(instance_id)
+                    chrome = await launch_chrome(
+                        launch_options(settings, root, instance_id), nursery
+                    )
+                except (LaunchError, OSError) as exc:
+                    raise BrowserLaunchError(f"Could not start the shared browser: {exc}") from exc
+                shared: SharedBrowser | None = None
+                try:
+                    async with open_cdp_connection(chrome.ws_url or "") as conn:
+                        try:
+                            with trio.fail_after(settings.launch_timeout):
+                                await conn.send("Browser.getVersion")
+                        except (CdpError, trio.TooSlowError) as exc:
+                            raise BrowserLaunchError(
+                                f"The shared browser started but did not answer over CDP: {exc!r}"
+                            ) from exc
+                        shared = SharedBrowser(chrome, conn, nursery, settings, dirs)
+                        task_status.started(shared)
+                        await shared.wait_for_end()
+                        polite = None if chrome.exited or conn.closed else polite_close(conn)
+                        shared.report = await chrome.aclose(polite=polite)
+                finally:
+                    report = await chrome.aclose()
+                    if shared is not None:
+                        shared.mark_closed(report)
+                        log.info("shared Chrome pid=%d ended (%s)", chrome.pid, shared.close_reason)
+                    nursery.cancel_scope.cancel()
     finally:
         if error := await dirs.remove():
             log.warning("shared browser: %s", error)

@@ -5,9 +5,10 @@ Imports nothing of browser_tool but the foundation modules (`_errors`).
 """
 
 from ._commands import CdpResult
-from ._connection import CdpConnection, CdpSession
+from ._connection import CdpConnection
 from ._events import CdpEvent
 from ._open import open_cdp_connection
+from ._session import CdpSession
 from ._statistics import CdpStatistics
 
 __all__ = [

@@ -19,7 +19,6 @@ import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import trio
@@ -29,6 +28,7 @@ from ._commands import CdpResult, PendingCommand, command_outcome, encode_comman
 from ._events import ANY_SESSION, CdpEvent
 from ._inbound import INTERNAL_ERROR, Inbound
 from ._protocol import CdpCommand, ResultParseError, command_request, parse_command_result
+from ._session import CdpSession
 from ._statistics import CdpStatistics
 from ._transport import CdpTransport
 
@@ -259,41 +259,3 @@ class CdpConnection:
         except BaseException as exc:  # our task scope's Cancelled (already failed), or a bug
             self._fail_all(f"the CDP {what} stopped ({type(exc).__name__})")
             raise
-
-
-@dataclass(frozen=True)
-class CdpSession:
-    """One target session of a connection: `send`, `execute` and `listen` with its session id
-    bound. Comes from `attach_to_target`, `register_session` or `session`."""
-
-    connection: CdpConnection
-    session_id: str
-
-    async def send(
-        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
-    ) -> dict[str, Any]:
-        """`CdpConnection.send` on this session."""
-        return await self.connection.send(
-            method, params, session_id=self.session_id, timeout=timeout
-        )
-
-    async def send_batch(
-        self,
-        commands: Sequence[tuple[str, Mapping[str, Any] | None]],
-        *,
-        timeout: float | None = None,
-    ) -> list[dict[str, Any]]:
-        """`CdpConnection.send_batch` on this session."""
-        return await self.connection.send_batch(
-            commands, session_id=self.session_id, timeout=timeout
-        )
-
-    async def execute(self, cmd: CdpCommand[T], *, timeout: float | None = None) -> CdpResult[T]:
-        """`CdpConnection.execute` on this session."""
-        return await self.connection.execute(cmd, session_id=self.session_id, timeout=timeout)
-
-    def listen(
-        self, *methods: str, buffer: int = 1000
-    ) -> AbstractAsyncContextManager[trio.MemoryReceiveChannel[CdpEvent]]:
-        """`CdpConnection.listen` on this session's events only."""
-        return self.connection.listen(*methods, session_id=self.session_id, buffer=buffer)

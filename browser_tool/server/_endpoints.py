@@ -90,7 +90,7 @@ class Endpoints:
         return json_reply(output.to_json())
 
     async def delete_conversation(self, req: Request) -> Reply:
-        report = await self._manager.kill_session(req.conversation_id, reason="delete")
+        report = await self._manager.kill_session(req.conversation_id)
         return json_reply(report.to_json())
 
     async def reset_conversation(self, req: Request) -> Reply:

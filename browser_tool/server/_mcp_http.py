@@ -102,7 +102,7 @@ class McpHttpEndpoint:
         # The client ended its session (the SDK answers 200 only for a session it knew).
         if 200 <= status < 300 and not self._shutdown.stopping:
             conversation_id = CONVERSATION_PREFIX + session_id
-            report = await self._manager.kill_session(conversation_id, reason="delete")
+            report = await self._manager.kill_session(conversation_id)
             log.info("MCP session ended: %s (pid %s)", conversation_id, report.pid)
 
 

@@ -72,5 +72,5 @@ async def run_mcp_stdio(settings: Settings, shutdown: Shutdown, conversation_id:
             await parts.wait_stopped()
             nursery.cancel_scope.cancel()
         if stdin_ended:
-            report = await parts.manager.kill_session(conversation_id, reason="delete")
+            report = await parts.manager.kill_session(conversation_id)
             log.info("conversation %s ended (pid %s)", conversation_id, report.pid)

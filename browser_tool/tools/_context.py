@@ -57,6 +57,15 @@ class ToolContext:
     def conversation_id(self) -> str:
         return self.conversation.conversation_id
 
+    def timeout_error(self, what: str) -> ToolError:
+        """The one error for a call that ran out of its deadline: "Timeout after <the caller's
+        timeout> <what>", e.g. `ctx.timeout_error("taking the screenshot")` gives "Timeout
+        after 15s taking the screenshot". A `what` that starts with ":" follows the duration
+        directly ("Timeout after 15s: the browser did not start ..."). Every tool raises this
+        for its deadline (`raise ctx.timeout_error(...)`), so the wording stays one."""
+        separator = "" if what.startswith(":") else " "
+        return ToolError(f"Timeout after {format_duration(self.timeout)}{separator}{what}")
+
     async def browser(self) -> BrowserSession:
         """The conversation's browser, launched on first use within the call's deadline.
 
@@ -71,13 +80,13 @@ class ToolContext:
             with trio.move_on_at(self.deadline):
                 await browser.page.wait_usable()
                 return browser
-            raise ToolError(
-                f"Timeout after {format_duration(self.timeout)}: the page crashed and its "
+            raise self.timeout_error(
+                ": the page crashed and its "
                 "replacement was not ready within the call's timeout; the call was not run. "
                 "Retry the call."
             )
-        raise ToolError(
-            f"Timeout after {format_duration(self.timeout)}: the browser did not start within "
+        raise self.timeout_error(
+            ": the browser did not start within "
             "the call's timeout; the launch was stopped and the call was not run. Retry with a "
             "longer timeout."
         )

@@ -7,7 +7,6 @@ from typing import Any
 
 import trio
 
-from .._duration import format_duration
 from .._errors import CdpError, CdpTargetCrashedError, ToolError
 from ..browser import exception_text
 from ._context import ToolContext
@@ -64,15 +63,14 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         # Stop whatever still runs so the page stays usable for the next call.
         await page.send_best_effort("Runtime.terminateExecution")
         if deadline.cancelled_caught and page.navigating_to is not None:
-            raise ToolError(
-                f"Timeout after {format_duration(ctx.timeout)}: the expression did not run because "
+            raise ctx.timeout_error(
+                f": the expression did not run because "
                 f"the page is still navigating to {page.navigating_to}, which has not answered; "
                 "Chrome runs no script on a page until its navigation commits. Wait and retry, "
                 "or call browser_navigate (it replaces the pending navigation)."
             )
-        raise ToolError(
-            f"Timeout after {format_duration(ctx.timeout)} evaluating the expression; "
-            "its execution was terminated and the page is still usable."
+        raise ctx.timeout_error(
+            "evaluating the expression; its execution was terminated and the page is still usable."
         )
     if crashed:
         raise page.crash_error(cdp)

@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 
 import trio
 
-from .._duration import format_duration
 from .._errors import InvalidInputError, ToolError
 from .._tasks import first_of
 from ..browser import Download, Page
@@ -120,9 +119,7 @@ async def _navigate(page: Page, url: str, ctx: ToolContext) -> ToolOutput:
         return ToolOutput.ok("done")
     if deadline.cancelled_caught:
         await page.send_best_effort("Page.stopLoading")
-        raise ToolError(
-            f"Timeout after {format_duration(ctx.timeout)} waiting for page load of {url}"
-        )
+        raise ctx.timeout_error(f"waiting for page load of {url}")
     raise AssertionError("unreachable")
 
 

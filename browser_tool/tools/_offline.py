@@ -7,8 +7,6 @@ from typing import Any
 
 import trio
 
-from .._duration import format_duration
-from .._errors import ToolError
 from ..browser import Worker
 from ._context import ToolContext
 from ._output import ToolOutput
@@ -28,8 +26,8 @@ async def set_offline(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             )
         return ToolOutput.ok(f"Offline mode is off for {where}: the network is back.")
     mode = "on" if offline else "off"
-    raise ToolError(
-        f"Timeout after {format_duration(ctx.timeout)} switching offline mode {mode}: the page "
+    raise ctx.timeout_error(
+        f"switching offline mode {mode}: the page "
         "did not answer; the mode takes effect when it does."
     )
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import trio
 
-from .._duration import format_duration
 from .._errors import InvalidInputError, ToolError
 from ._context import ToolContext
 from ._image_fit import ImageLimits, describe_fit, read_image_file
@@ -53,7 +52,7 @@ async def read_image(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             read_image_file, path, limits, abandon_on_cancel=True
         )
     if deadline.cancelled_caught:
-        raise ToolError(f"Timeout after {format_duration(ctx.timeout)} reading {path}")
+        raise ctx.timeout_error(f"reading {path}")
     return ToolOutput.ok(
         f"Image from {path} (type: {fitted.media_type}; {describe_fit(fitted)})",
         images=(ToolImage(fitted.media_type, fitted.data, str(path)),),

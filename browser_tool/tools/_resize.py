@@ -6,7 +6,6 @@ from typing import Any
 
 import trio
 
-from .._duration import format_duration
 from .._errors import ToolError
 from ._context import ToolContext
 from ._output import ToolOutput
@@ -38,8 +37,8 @@ async def resize(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     with trio.move_on_at(ctx.deadline):
         await page.apply_viewport(width, height, timeout=None)
         return ToolOutput.ok("done")
-    raise ToolError(
-        f"Timeout after {format_duration(ctx.timeout)} resizing the viewport to "
+    raise ctx.timeout_error(
+        f"resizing the viewport to "
         f"{width}x{height}: the page did not answer (a script may be keeping it busy); "
         "the viewport may still change when it does."
     )

@@ -11,7 +11,6 @@ from typing import Any
 
 import trio
 
-from .._duration import format_duration
 from .._errors import ToolError
 from ._context import ToolContext
 from ._image_fit import FittedImage, ImageLimits, describe_fit, fit_image
@@ -59,7 +58,7 @@ async def screenshot(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         limits = ImageLimits.from_settings(ctx.settings)
         fitted = await trio.to_thread.run_sync(_save_and_fit, path, data, limits)
     if deadline.cancelled_caught:
-        raise ToolError(f"Timeout after {format_duration(ctx.timeout)} taking the screenshot")
+        raise ctx.timeout_error("taking the screenshot")
     return ToolOutput.ok(
         f"Screenshot taken (saved as {path}; {describe_fit(fitted)})",
         images=(ToolImage(fitted.media_type, fitted.data, str(path)),),

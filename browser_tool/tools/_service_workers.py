@@ -13,7 +13,6 @@ from typing import Any
 
 import trio
 
-from .._duration import format_duration
 from .._errors import ToolError
 from ..browser import Page, ServiceWorkerRegistration, ServiceWorkerVersion
 from ._context import ToolContext
@@ -58,8 +57,8 @@ async def service_workers(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
                 limit=ctx.settings.inline_text_limit,
             )
         )
-    raise ToolError(
-        f"Timeout after {format_duration(ctx.timeout)} reading the page's service workers: the "
+    raise ctx.timeout_error(
+        "reading the page's service workers: the "
         "page did not answer (a script may be keeping it busy, or a navigation has not "
         "committed yet)."
     )

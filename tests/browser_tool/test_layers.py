@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -148,12 +149,29 @@ def test_no_import_circle() -> None:
             visit(module)
 
 
-def test_the_top_level_stays_small_and_modules_stay_short() -> None:
+# The line count is a guide, not a gate: a module cuts where a concept ends, not at a count.
+# Over GUIDE_LINES it is named in the test report (a prompt to look for a seam); over MAX_LINES
+# the test fails (nothing that long is one concept).
+GUIDE_LINES = 300
+MAX_LINES = 500
+
+
+def module_lengths() -> dict[str, int]:
+    return {module_name(path): len(path.read_text().splitlines()) for path in PACKAGE.rglob("*.py")}
+
+
+def test_the_top_level_stays_small() -> None:
     top = [path for path in PACKAGE.glob("*.py") if path.name not in ("__init__.py", "__main__.py")]
     assert len(top) <= 15, sorted(path.name for path in top)
-    long = {
-        module_name(path): n
-        for path in PACKAGE.rglob("*.py")
-        if (n := len(path.read_text().splitlines())) > 300
-    }
-    assert not long, f"modules over 300 lines: {long}"
+
+
+def test_modules_stay_short(record_property: Callable[[str, object], None]) -> None:
+    lengths = module_lengths()
+    long = {module: n for module, n in sorted(lengths.items()) if n > GUIDE_LINES}
+    if long:
+        # Not a warning: the suite runs with filterwarnings=error. Shown with -rP and in the
+        # junit report; a prompt to look for a concept to cut at, not a failure.
+        print(f"modules over {GUIDE_LINES} lines (a guide): {long}")
+        record_property("modules_over_guide", long)
+    too_long = {module: n for module, n in long.items() if n > MAX_LINES}
+    assert not too_long, f"modules over {MAX_LINES} lines: {too_long}"

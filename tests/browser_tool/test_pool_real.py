@@ -46,6 +46,8 @@ async def test_a_pooled_chrome_is_handed_out_then_replaced_and_never_reused(
         [pool] = pools
         await pool.wait_filled()
         [first] = pooled_pids(manager)
+        counted = manager.metrics.counter
+        assert counted("browser_tool_launches_total", outcome="ok") == 1  # the pool's launch
         metrics = render_metrics(manager)
         assert 'browser_tool_sessions{state="pooled"} 1' in metrics
         [slot] = [i.conversation_id for i in manager.list_sessions()]
@@ -56,7 +58,10 @@ async def test_a_pooled_chrome_is_handed_out_then_replaced_and_never_reused(
         assert pid_of(manager, "a") == first  # the pooled one, now the conversation's
         assert "previous browser" not in out.output
 
+        # A hand-over is no launch: it has its own counter.
+        assert counted("browser_tool_handovers_total", source="pool") == 1
         await pool.wait_filled()  # refilled in the background
+        assert counted("browser_tool_launches_total", outcome="ok") == 2
         [second] = pooled_pids(manager)
         assert second != first
         await manager.call_tool("a", "browser_eval", {"expression": "1"})

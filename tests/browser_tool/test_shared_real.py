@@ -148,7 +148,7 @@ async def test_a_renderer_crash_touches_only_its_own_page(
     with contextlib.suppress(CdpError):  # the page may die before it answers
         await alice.page.session.send("Page.crash", timeout=10)
     await crashed.wait()
-    await until(lambda: alice.page.cdp is not None)  # the page's reset to about:blank is done
+    await alice.page.wait_usable()  # the page's reset to about:blank is done
     assert await js(shared, "bob", "window.mark") == "kept"
     out = await ok(shared, "alice", "browser_eval", expression="location.href")
     assert "the page crashed since the previous call" in out

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import trio
 
-from browser_tool import BrowserSession, PoolSource, Settings, open_session_manager
+from browser_tool import Browser, Metrics, PoolSource, Settings, open_session_manager
 
 
 async def started_pool(state_dir: Path, count: int, *, death_link: bool) -> list[int]:
@@ -49,9 +49,10 @@ async def _serve(state_dir: Path, count: int, death_link: bool) -> None:
         settings: Settings,
         instance_id: str,
         nursery: trio.Nursery,
-        on_closed: Callable[[BrowserSession], None],
+        on_closed: Callable[[Browser], None],
+        metrics: Metrics,
     ) -> PoolSource:  # run as a script, this cannot import tests.support.sources
-        pools.append(PoolSource(settings, instance_id, nursery, on_closed))
+        pools.append(PoolSource(settings, instance_id, nursery, on_closed, metrics))
         return pools[-1]
 
     async with open_session_manager(settings, source_factory=pooling) as manager:

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 import trio
 
 from browser_tool import (
-    BrowserSession,
+    Browser,
+    CloseReason,
     LaunchSource,
+    Metrics,
     PoolSource,
     SessionDirs,
     Settings,
@@ -20,7 +22,7 @@ from chrome_launcher import KillReport
 
 @dataclass
 class Release:
-    reason: str
+    reason: CloseReason
     at: float  # trio time release was asked for
     pid: int
     done: trio.Event = field(default_factory=trio.Event)  # set once the browser is gone
@@ -35,10 +37,10 @@ class RecordingSource:
     releases: list[Release] = field(default_factory=list)
     _released: trio.Event = field(default_factory=trio.Event)
 
-    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
+    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> Browser:
         return await self.inner.acquire(conversation_id, dirs)
 
-    async def release(self, browser: BrowserSession, reason: str) -> KillReport | None:
+    async def release(self, browser: Browser, reason: CloseReason) -> KillReport | None:
         record = Release(reason, trio.current_time(), browser.pid)
         self.releases.append(record)
         self._released.set()
@@ -48,7 +50,7 @@ class RecordingSource:
         finally:
             record.done.set()
 
-    def standby(self) -> list[BrowserSession]:
+    def standby(self) -> list[Browser]:
         return self.inner.standby()
 
     async def aclose(self) -> None:
@@ -68,9 +70,10 @@ def recording(into: list[RecordingSource]) -> SourceFactory:
         settings: Settings,
         instance_id: str,
         nursery: trio.Nursery,
-        on_closed: Callable[[BrowserSession], None],
+        on_closed: Callable[[Browser], None],
+        metrics: Metrics,
     ) -> RecordingSource:
-        source = RecordingSource(LaunchSource(settings, instance_id, nursery, on_closed))
+        source = RecordingSource(LaunchSource(settings, instance_id, nursery, on_closed, metrics))
         into.append(source)
         return source
 
@@ -84,9 +87,10 @@ def pooling(into: list[PoolSource]) -> SourceFactory:
         settings: Settings,
         instance_id: str,
         nursery: trio.Nursery,
-        on_closed: Callable[[BrowserSession], None],
+        on_closed: Callable[[Browser], None],
+        metrics: Metrics,
     ) -> PoolSource:
-        source = PoolSource(settings, instance_id, nursery, on_closed)
+        source = PoolSource(settings, instance_id, nursery, on_closed, metrics)
         into.append(source)
         return source
 

@@ -4,25 +4,81 @@
 Scripted, with no Chrome and no socket, so tests run them on trio's autojump clock and assert
 exact virtual times. A CDP method the script does not answer never answers, the way a busy
 renderer does not; a launch can take virtual time, or fail with any exception.
+
+Checked, not cast: `BrowserUse`, `PageUse` and `SessionUse` below name what the tools use of a
+browser, its page and the page's CDP session, and `_stand_ins_fit` makes mypy check that both
+the real classes and the stand-ins fit them. A real signature that changes fails the check on
+the real side (update the protocol), and a stand-in that drifts fails it on the stand-in side.
+The one remaining cast (`lend`) hands a checked stand-in over where a `BrowserSession` is typed.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import trio
 
 from browser_tool import BrowserSession, Settings, ToolError
-from browser_tool.browser import PAGE_CRASHED_DURING_CALL, SessionDirs
+from browser_tool.browser import PAGE_CRASHED_DURING_CALL, Download, SessionDirs
 from browser_tool.browser._console import ConsoleBuffer
 from browser_tool.browser._workers import Workers
-from browser_tool.cdp import CdpConnection, CdpSession
+from browser_tool.cdp import CdpConnection, CdpEvent, CdpSession
 from browser_tool.tools import ToolContext, ToolOutput, find_tool, prepare_input, run_tool
 
 Answer = Mapping[str, Any] | BaseException
+
+
+class SessionUse(Protocol):
+    """What tools use of a page's CDP session (`CdpSession`)."""
+
+    async def send(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]: ...
+
+    def listen(
+        self, *methods: str, buffer: int = 1000
+    ) -> AbstractAsyncContextManager[trio.MemoryReceiveChannel[CdpEvent]]: ...
+
+
+class PageUse(Protocol):
+    """What tools use of a page (`browser_tool.browser.Page`)."""
+
+    @property
+    def session(self) -> SessionUse: ...
+    @property
+    def crashed(self) -> trio.Event: ...
+    @property
+    def navigating_to(self) -> str | None: ...
+    @property
+    def console(self) -> ConsoleBuffer: ...
+    @property
+    def workers(self) -> Workers: ...
+    @property
+    def viewport(self) -> tuple[int, int]: ...
+    @property
+    def downloads(self) -> Mapping[str, Download]: ...
+    @property
+    def downloads_dir(self) -> Path: ...
+
+    def new_download_watch(self) -> trio.Event: ...
+    async def wait_usable(self) -> None: ...
+    def crash_error(self, session: CdpSession | None = None) -> ToolError: ...
+    async def send_best_effort(self, method: str) -> None: ...
+    async def apply_viewport(
+        self, width: int, height: int, *, timeout: float | None = 10.0
+    ) -> None: ...
+
+
+class BrowserUse(Protocol):
+    """What tools use of a browser (`BrowserSession`)."""
+
+    @property
+    def page(self) -> PageUse: ...
+    @property
+    def alive(self) -> bool: ...
 
 
 class StandInCdp:
@@ -51,9 +107,9 @@ class StandInCdp:
     @asynccontextmanager
     async def listen(
         self, *methods: str, buffer: int = 1000
-    ) -> AsyncIterator[trio.MemoryReceiveChannel[object]]:
+    ) -> AsyncIterator[trio.MemoryReceiveChannel[CdpEvent]]:
         """A subscription on which no event ever comes."""
-        sender, receiver = trio.open_memory_channel[object](buffer)
+        sender, receiver = trio.open_memory_channel[CdpEvent](buffer)
         async with sender, receiver:
             yield receiver
 
@@ -61,17 +117,19 @@ class StandInCdp:
 class StandInPage:
     """The attributes of `browser_tool.browser.Page` that tools use."""
 
-    def __init__(self, cdp: StandInCdp) -> None:
+    def __init__(self, cdp: StandInCdp, downloads_dir: Path) -> None:
         self.session = cdp
+        self.downloads_dir = downloads_dir
         self.crashed = trio.Event()
         self.navigating_to: str | None = None
         self.console = ConsoleBuffer(100)
-        # The real thing: with no worker attached it sends only on the page's session.
+        # The real thing: with no worker attached it sends only on the page's session, so it
+        # never reaches the connection (None here); it types the session as a CdpSession.
         self.workers = Workers(cast(CdpConnection, None), self.console)
         self.workers.page_session = cast(CdpSession, cdp)
         self.viewport = (1280, 720)
         self.best_effort: list[str] = []
-        self.downloads: dict[str, object] = {}
+        self.downloads: dict[str, Download] = {}
 
     def new_download_watch(self) -> trio.Event:
         return trio.Event()
@@ -79,7 +137,7 @@ class StandInPage:
     async def wait_usable(self) -> None:
         await trio.lowlevel.checkpoint()
 
-    def crash_error(self) -> ToolError:
+    def crash_error(self, session: CdpSession | None = None) -> ToolError:
         return ToolError(PAGE_CRASHED_DURING_CALL)
 
     async def send_best_effort(self, method: str) -> None:
@@ -100,6 +158,17 @@ class StandInBrowser:
         self.alive = alive  # whether its connection is up
 
 
+def _stand_ins_fit(real: BrowserSession, stand_in: StandInBrowser) -> list[BrowserUse]:
+    """Never called: mypy checks here that the real browser and the stand-in both fit what
+    tools use, so neither can drift from the other unseen."""
+    return [real, stand_in]
+
+
+def lend(browser: StandInBrowser) -> BrowserSession:
+    """The stand-in where `ConversationAccess` types a `BrowserSession` (checked above)."""
+    return cast(BrowserSession, browser)
+
+
 class StandInConversation:
     """A `ConversationAccess`. `browser()` takes `launch_seconds` of (virtual) time, then returns
     the stand-in browser or raises `launch_error`; `launches` counts the calls."""
@@ -118,7 +187,7 @@ class StandInConversation:
     ) -> None:
         self.root = root
         self.cdp = cdp or StandInCdp()
-        self.page = StandInPage(self.cdp)
+        self.page = StandInPage(self.cdp, SessionDirs(root).downloads)
         self.launch_seconds = launch_seconds
         self.launch_error = launch_error
         self.running = running
@@ -131,14 +200,10 @@ class StandInConversation:
         if self.launch_error is not None:
             raise self.launch_error
         self.running = True
-        return cast(BrowserSession, StandInBrowser(self.page, self.browser_alive))
+        return lend(StandInBrowser(self.page, self.browser_alive))
 
     def existing_browser(self) -> BrowserSession | None:
-        return (
-            cast(BrowserSession, StandInBrowser(self.page, self.browser_alive))
-            if self.running
-            else None
-        )
+        return lend(StandInBrowser(self.page, self.browser_alive)) if self.running else None
 
     def dirs(self) -> SessionDirs:
         dirs = SessionDirs(self.root)

@@ -340,3 +340,12 @@ async def test_read_image_paths_no_file_system_takes_are_clear_errors(
     out = await call(StandInConversation(tmp_path), "read_image", {"path": str(tmp_path / path)})
     assert out.is_error
     assert text in out.output
+
+
+async def test_the_timeout_error_names_the_callers_timeout(tmp_path: Path) -> None:
+    ctx = make_context(StandInConversation(tmp_path), timeout=1.5)
+    assert (
+        str(ctx.timeout_error("taking the screenshot"))
+        == "Timeout after 1.5s taking the screenshot"
+    )
+    assert str(ctx.timeout_error(": nothing ran")) == "Timeout after 1.5s: nothing ran"
