@@ -12,7 +12,7 @@ from ._ax_tree import Snapshot, SnapshotNode
 from ._console import CONSOLE_CONTEXTS, ConsoleEntry, exception_text
 from ._context_session import ContextSession, run_context_session
 from ._dirs import SessionDirs
-from ._downloads import Download, download_params
+from ._downloads import Download, download_params, place_download
 from ._input import (
     NAMED_KEYS,
     KeyPress,
@@ -71,6 +71,7 @@ __all__ = [
     "mouse_click",
     "mouse_move",
     "parse_key",
+    "place_download",
     "press_key",
     "resolve_actionable",
     "resolve_ref",

@@ -10,18 +10,15 @@ short settle (two animation frames, no navigation pending).
 from __future__ import annotations
 
 import contextlib
-import os
-import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import trio
 
 from .._errors import CdpError
 from ..cdp import CdpEvent
 from ._ax_tree import Snapshot, SnapshotNode
-from ._downloads import Download
+from ._downloads import place_download
 from ._page import Page
 from ._snapshot import capture_snapshot
 
@@ -121,7 +118,7 @@ class ActionWatch:
             if download.state != "completed":
                 lines.append(f"A download of {download.url} is {download.state}.")
                 continue
-            path = _place_download(self.page.downloads_dir, download)
+            path = place_download(self.page.downloads_dir, download)
             lines.append(
                 f"Downloaded {download.suggested_filename!r} ({path.stat().st_size:,} bytes) "
                 f"from {download.url}: saved as {path}"
@@ -189,20 +186,6 @@ def _line(node: SnapshotNode, *, value: bool = True) -> str:
     name = f' "{node.name}"' if node.name else ""
     text = f"{node.role}{name} [ref={node.ref}]"
     return f"{text}: {node.value}" if value and node.value else text
-
-
-def _place_download(downloads_dir: Path, download: Download) -> Path:
-    """Give the file Chrome saved under its guid its suggested name, made safe and unique
-    (as browser_navigate does for a download it started)."""
-    base = os.path.basename(download.suggested_filename)
-    name = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".") or "download"
-    stem, dot, ext = name.partition(".")
-    target, counter = downloads_dir / name, 1
-    while target.exists():
-        target = downloads_dir / f"{stem}-{counter}{dot}{ext}"
-        counter += 1
-    (downloads_dir / download.guid).rename(target)
-    return target
 
 
 @contextlib.asynccontextmanager

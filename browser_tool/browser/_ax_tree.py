@@ -206,9 +206,11 @@ def _fold(node: dict[str, Any], f: _Folder) -> list[Item]:
     children = _merge_text(children)
     if node.get("ignored") or role in ("RootWebArea", "WebArea"):
         return children
-    if role in _FOLDED and not name:
-        return children
     props = _props(node)
+    # An editing host (a contenteditable element) is focusable; its editable descendants are not.
+    editing_host = bool(props.get("editable") and props.get("focusable"))
+    if role in _FOLDED and not name and not editing_host:
+        return children
     states = tuple(s for s in _STATES if _state(props, s))
     item = Item(
         role=_RENAMED.get(role, role),
@@ -229,6 +231,7 @@ def _fold(node: dict[str, Any], f: _Folder) -> list[Item]:
         role in ACTIONABLE_ROLES
         or bool(props.get("focusable") and role not in ("RootWebArea", "Iframe", "generic"))
         or bool(props.get("editable") and role != _TEXT)
+        or editing_host
     )
     texts = [c.name for c in children if c.role == "text"]
     if children and len(texts) == len(children):

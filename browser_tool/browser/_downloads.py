@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,3 +58,17 @@ def download_params(downloads_dir: Path, in_context: dict[str, str]) -> dict[str
         "eventsEnabled": True,
         **in_context,
     }
+
+
+def place_download(downloads_dir: Path, download: Download) -> Path:
+    """Give the file Chrome saved under its guid (`allowAndName`) its suggested name, made safe
+    (no path, no leading dot) and unique in `downloads_dir`; return its path."""
+    base = os.path.basename(download.suggested_filename)
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".") or "download"
+    stem, dot, ext = name.partition(".")
+    target, counter = downloads_dir / name, 1
+    while target.exists():
+        target = downloads_dir / f"{stem}-{counter}{dot}{ext}"
+        counter += 1
+    (downloads_dir / download.guid).rename(target)
+    return target

@@ -13,7 +13,7 @@ from typing import Any
 import trio
 
 from .._duration import format_duration
-from .._errors import InvalidInputError, ToolError
+from .._errors import InvalidInputError
 from ..browser import (
     NAMED_KEYS,
     ActionTarget,
@@ -70,9 +70,8 @@ async def run_watched(
             done = await perform()
             lines = await watch.finish(ctx.deadline, timeout_text)
             return ToolOutput.ok("\n".join([done, *lines]))
-    raise ToolError(
-        f"Timeout after {timeout_text} during the action: its input may have been sent "
-        "in part. Take a snapshot to see the page."
+    raise ctx.timeout_error(
+        "during the action: its input may have been sent in part. Take a snapshot to see the page."
     )
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -12,7 +10,7 @@ import trio
 
 from .._errors import InvalidInputError, ToolError
 from .._tasks import first_of
-from ..browser import Download, Page
+from ..browser import Page, place_download
 from ._context import ToolContext
 from ._output import ToolOutput
 
@@ -128,26 +126,9 @@ async def _finish_download(page: Page) -> ToolOutput:
     await download.done.wait()
     if download.state != "completed":
         raise ToolError(f"Download of {download.url} was {download.state}")
-    path = _place_download(page.downloads_dir, download)
+    path = place_download(page.downloads_dir, download)
     size = path.stat().st_size
     return ToolOutput.ok(
         f"The navigation started a download: saved {download.suggested_filename!r} "
         f"({size:,} bytes) as {path}"
     )
-
-
-def _place_download(downloads_dir: Path, download: Download) -> Path:
-    # allowAndName saves the file under its guid; give it its suggested name, safely and uniquely.
-    source = downloads_dir / download.guid
-    name = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(download.suggested_filename)).lstrip(
-        "."
-    )
-    name = name or "download"
-    stem, dot, ext = name.partition(".")
-    target = downloads_dir / name
-    counter = 1
-    while target.exists():
-        target = downloads_dir / f"{stem}-{counter}{dot}{ext}"
-        counter += 1
-    source.rename(target)
-    return target

@@ -7,7 +7,6 @@ from typing import Any
 
 import trio
 
-from .._duration import format_duration
 from .._errors import ToolError
 from ..browser import capture_snapshot
 from ._context import ToolContext
@@ -28,7 +27,7 @@ async def snapshot(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             page, root_ref=ref, selector=selector, depth=args.get("depth")
         )
     if deadline.cancelled_caught:
-        raise ToolError(f"Timeout after {format_duration(ctx.timeout)} taking the snapshot")
+        raise ctx.timeout_error("taking the snapshot")
     if not (selector or ref) and args.get("depth") is None:  # whole-page captures only
         page.last_snapshot = shot
     lines = shot.lines() or ["(no accessible content)"]

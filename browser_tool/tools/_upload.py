@@ -102,9 +102,7 @@ async def file_upload(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
                         {"files": files, "backendNodeId": p["backendNodeId"]},
                     )
                     return f"Clicked {target.text}; filled the file chooser it opened with {names}."
-                raise ToolError(
-                    f"Timeout after {timeout_text}: clicking {target.text} opened no file chooser."
-                )
+                raise ctx.timeout_error(f": clicking {target.text} opened no file chooser.")
             finally:
                 with (
                     trio.CancelScope(shield=True),

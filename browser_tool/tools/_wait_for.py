@@ -8,7 +8,7 @@ from typing import Any
 import trio
 
 from .._duration import format_duration
-from .._errors import CdpError, InvalidInputError, ToolError
+from .._errors import CdpError, InvalidInputError
 from ._context import ToolContext
 from ._output import ToolOutput
 from ._tool import TIMEOUT_FIELD, Tool, object_schema
@@ -54,13 +54,14 @@ async def wait_for(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
                     parts.append(f"{text!r} appeared")
                 if gone is not None:
                     parts.append(f"{gone!r} is gone")
-                return ToolOutput.ok(" and ".join(parts).capitalize() + " on the page.")
+                sentence = " and ".join(parts)
+                return ToolOutput.ok(sentence[0].upper() + sentence[1:] + " on the page.")
             await trio.sleep(_POLL)
     what = " and ".join(
         ([f"{text!r} to appear"] if text is not None else [])
         + ([f"{gone!r} to disappear"] if gone is not None else [])
     )
-    raise ToolError(f"Timeout after {timeout_text} waiting for {what} on the page.")
+    raise ctx.timeout_error(f"waiting for {what} on the page.")
 
 
 WAIT_FOR_TOOL = Tool(

@@ -274,7 +274,7 @@ async def test_bad_input_changes_nothing(manager: BrowserSessionManager) -> None
     with pytest.raises(InvalidInputError, match="conversation_id"):
         await manager.call_tool("bad id", "browser_eval", {"expression": "1"})
     with pytest.raises(UnknownToolError):
-        await manager.call_tool(C, "browser_click", {})
+        await manager.call_tool(C, "browser_fly", {})
     out = await manager.call_tool(C, "browser_navigate", {})
     assert out.is_error
     assert out.output == "Invalid input 'url': is required"
