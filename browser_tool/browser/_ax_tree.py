@@ -43,8 +43,33 @@ ACTIONABLE_ROLES = frozenset(
     }
 )
 _FOLDED = frozenset(
-    {"generic", "none", "presentation", "LabelText", "MenuListPopup", "LineBreak", "Unknown"}
+    {
+        "generic",
+        "none",
+        "presentation",
+        "LabelText",
+        "MenuListPopup",
+        "LineBreak",
+        "Unknown",
+        "rowgroup",
+    }
 )
+# Inline formatting: with nothing to act on inside, it reads as part of its sentence.
+_INLINE = frozenset(
+    {
+        "code",
+        "emphasis",
+        "strong",
+        "subscript",
+        "superscript",
+        "mark",
+        "time",
+        "insertion",
+        "deletion",
+        "abbr",
+    }
+)
+_NO_SPACE_BEFORE = tuple(",.;:!?)]}")
 _DROPPED = frozenset({"InlineTextBox", "ListMarker"})  # with their children
 _RENAMED = {"Iframe": "iframe", "DisclosureTriangle": "summary"}
 _TEXT = "StaticText"
@@ -233,6 +258,11 @@ def _fold(node: dict[str, Any], f: _Folder) -> list[Item]:
         or bool(props.get("editable") and role != _TEXT)
         or editing_host
     )
+    if role in _INLINE and not item.actionable:
+        if _has_actionable(children):
+            return children
+        text = name or _plain_text(children)
+        return [Item("text", text, item.backend_id)] if text else []
     texts = [c.name for c in children if c.role == "text"]
     if children and len(texts) == len(children):
         joined = " ".join(texts)
@@ -240,7 +270,40 @@ def _fold(node: dict[str, Any], f: _Folder) -> list[Item]:
             item.children = []
             if not name and item.value is None:
                 item.value = joined
+    elif name and children and _plain_text(children) == name:
+        if _has_actionable(children):
+            item.name = ""  # a cell "abs()" holding a link "abs()": the link says it
+        else:
+            item.children = []  # a cell "Total" holding a paragraph "Total"
+    if role == "paragraph" and not name and item.value is None and len(item.children) == 1:
+        return item.children  # a paragraph around one link or one list says nothing more
+    if not (item.actionable or name or item.value or item.children or states or item.url):
+        return []  # an empty list item, paragraph or row says nothing
     return [item]
+
+
+def _has_actionable(items: list[Item]) -> bool:
+    return any(i.actionable or _has_actionable(i.children) for i in items)
+
+
+def _plain_text(items: list[Item]) -> str:
+    """The text a run of items reads as, as one sentence."""
+    out = ""
+    for item in items:
+        words = [w for w in (item.name, item.value or "", _plain_text(item.children)) if w]
+        out = _join(out, " ".join(words))
+    return out
+
+
+def _join(left: str, right: str) -> str:
+    if not left or not right:
+        return left or right
+    tight = right.startswith(_NO_SPACE_BEFORE) or left.endswith(("(", "[", "{"))
+    return left + right if tight else f"{left} {right}"
+
+
+def _has_alnum(text: str) -> bool:
+    return any(c.isalnum() for c in text)
 
 
 def _state(props: dict[str, Any], state: str) -> bool:
@@ -258,9 +321,12 @@ def _merge_text(items: list[Item]) -> list[Item]:
     out: list[Item] = []
     for item in items:
         if item.role == "text" and out and out[-1].role == "text":
-            out[-1] = Item("text", f"{out[-1].name} {item.name}", out[-1].backend_id)
+            out[-1] = Item("text", _join(out[-1].name, item.name), out[-1].backend_id)
         else:
             out.append(item)
+    # A lone separator ("|", "»") between links says nothing a model needs.
+    if any(i.role != "text" for i in out):
+        out = [i for i in out if i.role != "text" or len(i.name) > 3 or _has_alnum(i.name)]
     names = [item.name if item.role != "text" else None for item in out]
     return [
         item

@@ -33,6 +33,8 @@ from ._session import BrowserSession
 from ._shared_browser import SharedBrowser
 
 log = logging.getLogger("browser_tool.context")
+# How long a context whose connection dropped waits to see whether its shared Chrome exited.
+_EXIT_GRACE = 1.0
 
 
 class ContextSession(BrowserSession):
@@ -91,6 +93,11 @@ async def run_context_session(
                     session = await _open_context(shared, settings, conn, nursery)
                     task_status.started(session)
                     await session.wait_for_end()
+                    if conn.closed and not shared.chrome.exited:
+                        # The socket closes as the Chrome dies, a moment before its exit shows:
+                        # wait for that (bounded) so the note says which of the two it was.
+                        with trio.move_on_after(_EXIT_GRACE):
+                            await shared.chrome.wait_exited()
                     if session.close_reason is not CloseReason.CRASH:
                         report = await _dispose(session, settings.polite_close_timeout)
                     nursery.cancel_scope.cancel()

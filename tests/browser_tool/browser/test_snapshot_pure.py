@@ -171,3 +171,53 @@ def test_link_urls_are_shown_as_a_page_would_write_them() -> None:
     assert shorten_url("https://other.test/a", page) == "https://other.test/a"
     assert shorten_url("http://h.test/docs/", "http://h.test/form.html") == "/docs/"
     assert shorten_url("http://h.test/docs/", "about:blank") == "http://h.test/docs/"
+
+
+def test_inline_formatting_reads_as_its_sentence_and_empty_lines_go() -> None:
+    page = ax(
+        "RootWebArea",
+        "",
+        ax(
+            "paragraph",
+            "",
+            text("The"),
+            ax("code", "", text("+")),
+            text("operator, like"),
+            ax("emphasis", "", text("x")),
+            text(", adds."),
+            ax("link", "more", text("more"), url="https://x.test/more"),
+        ),
+        ax("list", "", ax("listitem", ""), ax("listitem", "", text("|"))),
+        ax(
+            "navigation",
+            "",
+            ax("link", "index", text("index"), url="https://x.test/i"),
+            text("|"),
+            ax("link", "modules", text("modules"), url="https://x.test/m"),
+        ),
+        ax(
+            "table",
+            "",
+            ax(
+                "row",
+                "",
+                ax("cell", "Total", ax("paragraph", "", text("Total"))),
+                ax("cell", "abs()", ax("paragraph", "", ax("link", "abs()", text("abs()")))),
+            ),
+        ),
+    )
+    assert render(page) == [
+        "- paragraph",
+        "  - text: The + operator, like x, adds.",
+        '  - link "more" [ref=e1] -> https://x.test/more',
+        "- list",
+        "  - listitem: |",
+        "- navigation",
+        '  - link "index" [ref=e2] -> https://x.test/i',
+        '  - link "modules" [ref=e3] -> https://x.test/m',
+        "- table",
+        "  - row",
+        '    - cell "Total"',
+        "    - cell",
+        '      - link "abs()" [ref=e4]',
+    ]
