@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +11,12 @@ from .._errors import InvalidInputError, ToolError
 from ._context import ToolContext
 from ._image_fit import ImageLimits, describe_fit, read_image_file
 from ._output import ToolImage, ToolOutput
+from ._roots import find_under_roots, real_roots
 
-
-def allowed_roots(ctx: ToolContext) -> list[Path]:
-    roots = [ctx.dirs().root, ctx.working_dir, *ctx.settings.read_image_roots]
-    return [Path(os.path.realpath(r)) for r in roots]
+_REFUSED = (
+    "Refusing to read {raw}: images can only be read from under {roots} "
+    "(the operator can add roots with BROWSER_TOOL_READ_IMAGE_ROOTS)"
+)
 
 
 def resolve_allowed(ctx: ToolContext, raw: str) -> Path:
@@ -24,22 +24,9 @@ def resolve_allowed(ctx: ToolContext, raw: str) -> Path:
     path no file system accepts) or ToolError."""
     if "\0" in raw:
         raise InvalidInputError("path", "must not contain a NUL character")
-    try:
-        path = Path(raw).expanduser()
-        if not path.is_absolute():
-            path = ctx.working_dir / path
-        real = Path(os.path.realpath(path))  # symlinks and '..' resolved before the check
-        roots = allowed_roots(ctx)
-        if not any(real == root or root in real.parents for root in roots):
-            listed = ", ".join(str(r) for r in roots)
-            raise ToolError(
-                f"Refusing to read {raw}: images can only be read from under {listed} "
-                "(the operator can add roots with BROWSER_TOOL_READ_IMAGE_ROOTS)"
-            )
-        found = real.exists()
-    except OSError as exc:  # a name too long, a loop of links, ...
-        raise ToolError(f"Cannot read {raw}: {exc.strerror or exc}") from None
-    if not found:
+    roots = real_roots([ctx.dirs().root, ctx.working_dir, *ctx.settings.read_image_roots])
+    real = find_under_roots(raw, ctx.working_dir, roots, refused=_REFUSED, kind=Path.exists)
+    if real is None:
         raise ToolError(f"Image file not found: {raw}")
     return real
 

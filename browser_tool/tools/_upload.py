@@ -16,39 +16,26 @@ from ..browser import mouse_click, resolve_actionable, resolve_ref
 from ._actions import ELEMENT_FIELD, REF_FIELD, run_watched
 from ._context import ToolContext
 from ._output import ToolOutput
+from ._roots import find_under_roots, real_roots
 from ._tool import TIMEOUT_FIELD, Tool, object_schema
 
 _IS_FILE_INPUT = "function() { return this.tagName === 'INPUT' && this.type === 'file'; }"
 _MULTIPLE = "function() { return this.multiple === true; }"
-
-
-def upload_roots(ctx: ToolContext) -> list[Path]:
-    roots = [ctx.dirs().root, *ctx.settings.upload_roots]
-    return [Path(os.path.realpath(r)) for r in roots]
+_REFUSED = (
+    "Refusing to upload {raw}: files can only be uploaded from under {roots} (the operator can "
+    "add roots with BROWSER_TOOL_UPLOAD_ROOTS)."
+)
 
 
 def check_paths(ctx: ToolContext, raw_paths: list[str]) -> list[str]:
     """The real paths of the files to upload; ToolError for one outside the roots or missing."""
-    roots = upload_roots(ctx)
+    roots = real_roots([ctx.dirs().root, *ctx.settings.upload_roots])
     real_paths = []
     for raw in raw_paths:
         if "\0" in raw:
             raise InvalidInputError("paths", "must not contain a NUL character")
-        try:
-            path = Path(raw).expanduser()
-            if not path.is_absolute():
-                path = ctx.dirs().root / path
-            real = Path(os.path.realpath(path))  # symlinks and '..' resolved before the check
-            if not any(real == root or root in real.parents for root in roots):
-                listed = ", ".join(str(r) for r in roots)
-                raise ToolError(
-                    f"Refusing to upload {raw}: files can only be uploaded from under {listed} "
-                    "(the operator can add roots with BROWSER_TOOL_UPLOAD_ROOTS)."
-                )
-            found = real.is_file()
-        except OSError as exc:  # a name too long, a loop of links, ...
-            raise ToolError(f"Cannot read {raw}: {exc.strerror or exc}") from None
-        if not found:
+        real = find_under_roots(raw, ctx.dirs().root, roots, refused=_REFUSED, kind=Path.is_file)
+        if real is None:
             raise ToolError(f"File to upload not found: {raw}")
         real_paths.append(str(real))
     return real_paths
