@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import trio
+import trio.lowlevel
 
 from .._errors import CdpError
 from ..cdp import CdpConnection, CdpEvent, CdpSession
@@ -52,6 +53,7 @@ _EVENTS = (
     *SERVICE_WORKER_EVENTS,
 )
 _COMMAND_TIMEOUT = 10.0
+_CATCH_UP_PASSES = 1000  # a bound: a flood of events must not hold a call
 
 
 def network_conditions(offline: bool) -> dict[str, Any]:
@@ -75,6 +77,7 @@ class Workers:
         self.conn = conn
         self.console = console
         self.network = NetworkLog(NETWORK_BUFFER)
+        self._events: trio.MemoryReceiveChannel[CdpEvent] | None = None  # while `run` runs
         self.registry = ServiceWorkerRegistry()
         self.offline = False
         self.workers: dict[str, Worker] = {}  # by session id
@@ -126,9 +129,20 @@ class Workers:
             trio.open_nursery() as nursery,
             self.conn.listen(*_EVENTS, session_id="*", buffer=10_000) as events,
         ):
+            self._events = events
             task_status.started()
             async for event in events:
                 self._handle(event, nursery)
+
+    async def caught_up(self) -> None:
+        """Return once every event received so far is handled (a few scheduler passes at most).
+
+        Chrome sends a page's Network events before its load event, but they reach this task's
+        channel, not the caller's: a listing read right after a navigation waits for them."""
+        for _ in range(_CATCH_UP_PASSES):
+            if self._events is None or not self._events.statistics().current_buffer_used:
+                return
+            await trio.lowlevel.checkpoint()
 
     def _context_of(self, session_id: str | None) -> str | None:
         if self.page_session is not None and session_id == self.page_session.session_id:

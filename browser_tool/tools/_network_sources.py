@@ -15,6 +15,7 @@ async def network_sources(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     session = ctx.existing_browser()
     if session is None:
         return ToolOutput.ok("No responses recorded: no browser is running in this conversation.")
+    await session.page.workers.caught_up()
     network = session.page.workers.network
     records = network.recent(int(args.get("limit", 50)))
     total, counts, dropped = len(network), network.counts(), network.dropped
