@@ -8,8 +8,8 @@ circle, type-only imports included (tests/browser_tool/test_layers.py reads this
 
     cli          cli/
     server       server/
-    manager      _manager _calls _lifecycle _clock _conversation _sources _pool _shared_source
-                 _reports
+    manager      conversations/
+    sources      sources/
     tools        tools/
     browser      browser/
     cdp          cdp/
@@ -18,17 +18,18 @@ circle, type-only imports included (tests/browser_tool/test_layers.py reads this
 - cli: argument parsing, the one-shot `call`, the admin commands.
 - server: the service runtime (signals, shutdown, calls in flight), HTTP routes, MCP endpoints,
   /metrics, OpenAPI: thin doors over the manager.
-- manager: conversations: their state machine (`_conversation`), the steps between states
-  (`_lifecycle`), one call in its turn (`_calls`), the idle/lifetime clock (`_clock`), where
-  browsers come from (`_sources`; the pre-warmed pool: `_pool`; shared Chromes:
-  `_shared_source`), and the public API (`_manager`).
+- manager (conversations/): conversations: their state machine (`_conversation`), the steps
+  between states (`_lifecycle`), one call in its turn (`_calls`), the idle/lifetime clock
+  (`_clock`), the records for front ends (`_reports`), and the public API (`_manager`).
+- sources (sources/): where browsers come from: the seam and one Chrome per conversation
+  (`_seam`), the pre-warmed pool (`_pool`), shared Chromes with a context each (`_shared`).
+  Below the manager: a source knows nothing of conversations.
 - tools: the registry and one module per tool; a tool sees only its `ToolContext`.
 - browser: one browser for one conversation: its page, console buffer, dialogs, popups, crashes.
 - cdp: the CDP client: transport, connection, sessions, events, protocol types.
 - foundation: errors, settings, durations, conversation ids, task helpers, counters.
 """
 
-from ._conversation import ConversationState
 from ._conversation_ids import CONVERSATION_ID_PATTERN, session_dir_name, validate_conversation_id
 from ._duration import format_duration, parse_duration
 from ._errors import (
@@ -53,14 +54,18 @@ from ._errors import (
     SessionError,
     ToolError,
 )
-from ._manager import BrowserSessionManager, open_session_manager
 from ._metrics import Metrics
-from ._pool import PoolSource
-from ._reports import CleanupReport, SessionInfo
 from ._settings import Settings
-from ._sources import Browser, BrowserSource, LaunchSource, SourceFactory
 from .browser import BrowserSession, SessionDirs
 from .cdp import CdpConnection, CdpEvent, CdpResult, CdpSession, CdpStatistics, open_cdp_connection
+from .conversations import (
+    BrowserSessionManager,
+    CleanupReport,
+    ConversationState,
+    SessionInfo,
+    open_session_manager,
+)
+from .sources import Browser, BrowserSource, LaunchSource, PoolSource, SourceFactory
 from .tools import (
     ConversationAccess,
     FittedImage,

@@ -64,7 +64,7 @@ class Settings:
     token: str | None = None  # TOKEN: bearer token; required off loopback
     max_body_bytes: int = 1024 * 1024  # MAX_BODY_BYTES: larger HTTP bodies get 413
     # ISOLATION: "process" (a Chrome per conversation) or "context" (a browser context per
-    # conversation in a shared Chrome; see _shared_source.py)
+    # conversation in a shared Chrome; see sources/_shared.py)
     isolation: str = "process"
     contexts_per_browser: int = 20  # CONTEXTS_PER_BROWSER: conversations per shared Chrome
     shared_browser_linger: float = 60.0  # SHARED_BROWSER_LINGER: an empty shared Chrome's life

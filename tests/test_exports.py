@@ -17,7 +17,9 @@ SUBPACKAGES = [
     "browser_tool.browser",
     "browser_tool.cdp",
     "browser_tool.cli",
+    "browser_tool.conversations",
     "browser_tool.server",
+    "browser_tool.sources",
     "browser_tool.tools",
 ]
 ROOT = Path(__file__).parent.parent

@@ -11,7 +11,7 @@ from urllib.parse import quote
 import httpx
 
 from .._errors import ServiceError
-from .._reports import SessionInfo
+from ..conversations import SessionInfo
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the service is unreachable or failed

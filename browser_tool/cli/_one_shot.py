@@ -29,7 +29,7 @@ async def call_in_process(
     with_images: bool,
 ) -> dict[str, Any]:
     """Run the call, keep or report the files it names, kill the conversation; the wire JSON."""
-    from .._manager import open_session_manager
+    from ..conversations import open_session_manager
 
     root = StateLayout(settings.state_dir).sessions_dir / session_dir_name(conversation_id)
     async with open_session_manager(settings) as manager:

@@ -4,9 +4,8 @@ from the session inventory."""
 
 from __future__ import annotations
 
-from .._manager import BrowserSessionManager
 from .._metrics import Labels
-from .._reports import SESSION_STATES
+from ..conversations import SESSION_STATES, BrowserSessionManager
 
 
 def render_metrics(manager: BrowserSessionManager) -> str:

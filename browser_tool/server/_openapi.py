@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._conversation_ids import CONVERSATION_ID_PATTERN
-from .._reports import SESSION_STATES
+from ..conversations import SESSION_STATES
 from ..tools import tool_definitions
 from ._routes import ROUTES, Operation, Payload, Route, component_ref
 

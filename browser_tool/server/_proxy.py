@@ -11,7 +11,7 @@ sends it anyway earns nothing but a spurious note.
 
 from __future__ import annotations
 
-from .._manager import BrowserSessionManager
+from ..conversations import BrowserSessionManager
 
 MOVED_HEADER = b"browser-tool-moved"
 

@@ -20,7 +20,7 @@ import trio
 from .._tasks import first_of
 
 if TYPE_CHECKING:
-    from .._manager import BrowserSessionManager
+    from ..conversations import BrowserSessionManager
 
 log = logging.getLogger("browser_tool.service")
 

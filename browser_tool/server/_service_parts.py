@@ -12,8 +12,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from .._manager import BrowserSessionManager, open_session_manager
 from .._settings import Settings
+from ..conversations import BrowserSessionManager, open_session_manager
 from ._runtime import InFlight, Shutdown
 
 

@@ -7,7 +7,7 @@ import pytest
 import trio
 
 from browser_tool import CloseReason, ConversationState, validate_conversation_id
-from browser_tool._conversation import Conversation, Due, IllegalTransition
+from browser_tool.conversations._conversation import Conversation, Due, IllegalTransition
 from tests.support.fake_browsers import FakeBrowser
 
 S = ConversationState

@@ -28,9 +28,9 @@ from browser_tool import (
     open_session_manager,
     validate_conversation_id,
 )
-from browser_tool._calls import CallAccess, run_call
-from browser_tool._conversation import take_turn
 from browser_tool.browser import BROWSER_CRASHED_DURING_CALL
+from browser_tool.conversations._calls import CallAccess, run_call
+from browser_tool.conversations._conversation import take_turn
 from tests.support.checks import make_settings
 from tests.support.fake_browsers import FakeBrowserSource, Release, fake_browsers
 

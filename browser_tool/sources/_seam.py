@@ -19,10 +19,10 @@ import trio
 
 from chrome_launcher import ChromeState, KillReport
 
-from ._errors import BrowserLaunchError, CloseReason
-from ._metrics import Metrics
-from ._settings import Settings
-from .browser import BrowserSession, SessionDirs, run_browser_session
+from .._errors import BrowserLaunchError, CloseReason
+from .._metrics import Metrics
+from .._settings import Settings
+from ..browser import BrowserSession, SessionDirs, run_browser_session
 
 
 class Browser(Protocol):

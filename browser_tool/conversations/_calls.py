@@ -9,12 +9,12 @@ from typing import Any
 
 import trio
 
+from .._errors import CloseReason
+from ..browser import BROWSER_CRASHED_DURING_CALL, BrowserSession, SessionDirs
+from ..sources import Browser
+from ..tools import Tool, ToolContext, ToolOutput, run_tool
 from ._conversation import Conversation
-from ._errors import CloseReason
 from ._lifecycle import Lifecycle
-from ._sources import Browser
-from .browser import BROWSER_CRASHED_DURING_CALL, BrowserSession, SessionDirs
-from .tools import Tool, ToolContext, ToolOutput, run_tool
 
 CallBody = Callable[["CallAccess"], Awaitable[ToolOutput]]
 

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 
 import trio
 
-from ._conversation_ids import ConversationId
-from ._errors import CloseReason
-from ._sources import Browser
-from .browser import SessionDirs
+from .._conversation_ids import ConversationId
+from .._errors import CloseReason
+from ..browser import SessionDirs
+from ..sources import Browser
 
 
 class ConversationState(enum.Enum):

@@ -8,7 +8,7 @@ many first calls race. It ends when the conversation is deleted (`kill_session`)
 gets a fresh browser and its result says why the old state is gone.
 
 This module is the public API; the states and their transitions live in `_conversation` and
-`_lifecycle`, the clock in `_clock`, where browsers come from in `_sources`.
+`_lifecycle`, the clock in `_clock`; browsers come from `sources` (the layer below).
 """
 
 from __future__ import annotations
@@ -23,21 +23,19 @@ import trio
 from chrome_launcher import InstanceLock, StateLayout, group_rss_bytes
 from orphan_reaper import ReapReport, reap_orphans
 
+from .._conversation_ids import validate_conversation_id
+from .._errors import CloseReason, InvalidInputError, SessionClosedError, ToolError
+from .._metrics import Metrics
+from .._settings import Settings
+from .._tasks import raise_sole
+from ..browser import BrowserSession
+from ..sources import LaunchSource, PoolSource, SharedSource, SourceFactory
+from ..tools import ToolOutput, find_tool, prepare_input
 from ._calls import run_call, tool_body
 from ._clock import run_clock
 from ._conversation import ConversationState, take_turn
-from ._conversation_ids import validate_conversation_id
-from ._errors import CloseReason, InvalidInputError, SessionClosedError, ToolError
 from ._lifecycle import Lifecycle
-from ._metrics import Metrics
-from ._pool import PoolSource
 from ._reports import POOLED, CleanupReport, SessionInfo
-from ._settings import Settings
-from ._shared_source import SharedSource
-from ._sources import LaunchSource, SourceFactory
-from ._tasks import raise_sole
-from .browser import BrowserSession
-from .tools import ToolOutput, find_tool, prepare_input
 
 log = logging.getLogger("browser_tool.manager")
 

@@ -26,12 +26,11 @@ import trio
 
 from chrome_launcher import KillReport, StateLayout
 
-from ._errors import BrowserLaunchError, CdpError, CloseReason
-from ._metrics import Metrics
-from ._settings import Settings
-from ._sources import Browser, OnClosed
-from ._tasks import first_of
-from .browser import (
+from .._errors import BrowserLaunchError, CdpError, CloseReason
+from .._metrics import Metrics
+from .._settings import Settings
+from .._tasks import first_of
+from ..browser import (
     BrowserSession,
     ContextSession,
     SessionDirs,
@@ -39,6 +38,7 @@ from .browser import (
     run_context_session,
     run_shared_browser,
 )
+from ._seam import Browser, OnClosed
 
 log = logging.getLogger("browser_tool.shared")
 

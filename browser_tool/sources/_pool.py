@@ -26,11 +26,11 @@ import trio
 
 from chrome_launcher import KillReport, StateLayout
 
-from ._errors import BrowserLaunchError, CdpError, CloseReason
-from ._metrics import Metrics
-from ._settings import Settings
-from ._sources import Browser, LaunchSource, OnClosed
-from .browser import BrowserSession, SessionDirs, download_params, run_browser_session
+from .._errors import BrowserLaunchError, CdpError, CloseReason
+from .._metrics import Metrics
+from .._settings import Settings
+from ..browser import BrowserSession, SessionDirs, download_params, run_browser_session
+from ._seam import Browser, LaunchSource, OnClosed
 
 log = logging.getLogger("browser_tool.pool")
 
@@ -44,7 +44,7 @@ _RETRY_AFTER = (1.0, 2.0, 5.0, 10.0, 30.0)  # seconds to wait after 1, 2, ... fa
 
 
 class PoolSource:
-    """`settings.pool_size` Chromes kept ready; a `BrowserSource` (see `_sources`)."""
+    """`settings.pool_size` Chromes kept ready; a `BrowserSource` (see `_seam`)."""
 
     def __init__(
         self,

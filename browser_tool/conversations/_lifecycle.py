@@ -15,15 +15,15 @@ import trio
 
 from chrome_launcher import KillReport, StateLayout
 
+from .._conversation_ids import ConversationId, session_dir_name
+from .._duration import format_duration
+from .._errors import CloseReason, SessionClosedError, SessionError
+from .._metrics import Metrics
+from .._settings import Settings
+from ..browser import SessionDirs
+from ..sources import Browser, SourceFactory
 from ._conversation import ActiveCall, Conversation, ConversationState, Due
-from ._conversation_ids import ConversationId, session_dir_name
-from ._duration import format_duration
-from ._errors import CloseReason, SessionClosedError, SessionError
-from ._metrics import Metrics
 from ._reports import CleanupReport
-from ._settings import Settings
-from ._sources import Browser, SourceFactory
-from .browser import SessionDirs
 
 log = logging.getLogger("browser_tool.manager")
 
