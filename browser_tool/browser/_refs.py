@@ -12,9 +12,11 @@ still connected; each failure says which and asks for a new snapshot.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from .._errors import CdpCommandError, CdpConnectionError, ToolError
@@ -61,6 +63,40 @@ class RefTable:
         self._by_node: dict[tuple[str, str, str, int], str] = {}
         self._count = 0
         self.page_session_id = ""  # set by the snapshot: the page session refs belong to
+        # Refs of the conversation's earlier browsers: numbered up to `_earlier`, their count
+        # kept in `_floor_file` in the conversation's dir, so a new browser never re-uses one.
+        self._floor_file: Path | None = None
+        self._earlier = 0
+        self._saved = 0
+
+    @property
+    def continues(self) -> bool:
+        """Whether `continue_after` has been called (it is called once per page)."""
+        return self._floor_file is not None
+
+    def continue_after(self, floor_file: Path) -> None:
+        """Number new refs after those the conversation's earlier browsers issued, whose count
+        `floor_file` keeps (missing: none), so a ref from before a browser restart is refused,
+        never re-used for another element. `save` keeps the count there."""
+        if self._floor_file is not None:
+            return
+        self._floor_file = floor_file
+        with contextlib.suppress(OSError, ValueError):
+            self._earlier = int(floor_file.read_text())
+        self._count = max(self._count, self._earlier)
+        self._saved = self._count
+
+    def save(self) -> None:
+        """Write the count of refs issued to the floor file, if it changed (never raises)."""
+        if self._floor_file is None or self._count == self._saved:
+            return
+        with contextlib.suppress(OSError):
+            self._floor_file.write_text(str(self._count))
+        self._saved = self._count
+
+    def from_earlier_browser(self, ref: str) -> bool:
+        """Whether `ref` (not issued here) was issued by an earlier browser of the conversation."""
+        return ref not in self._by_ref and 0 < int(ref[1:]) <= self._earlier
 
     def ref_for(
         self,
@@ -131,6 +167,13 @@ async def resolve_ref(page: RefPage, ref: str, element: str | None = None) -> El
         )
     entry = page.refs.entry(ref)
     if entry is None:
+        if page.refs.from_earlier_browser(ref):
+            raise _refused(
+                ref,
+                element,
+                "came from an earlier browser of this conversation, which is gone (it crashed, "
+                "was reaped or restarted)",
+            )
         raise _refused(ref, element, "was never issued on this page")
     page_session = page.session
     if entry.page_session_id != page_session.session_id:

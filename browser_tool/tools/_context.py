@@ -20,6 +20,9 @@ from .._errors import ToolError
 from .._settings import Settings
 from ..browser import BrowserSession, SessionDirs
 
+# In the conversation's dir: how many refs its browsers issued (kept across browser restarts).
+REFS_ISSUED_FILE = ".refs-issued"
+
 
 class ConversationAccess(Protocol):
     """The one conversation a call belongs to, as the manager lends it to the call."""
@@ -79,6 +82,8 @@ class ToolContext:
             # A page being replaced after a crash is waited for within the same deadline.
             with trio.move_on_at(self.deadline):
                 await browser.page.wait_usable()
+                if not browser.page.refs.continues:  # once per page: see RefTable
+                    browser.page.refs.continue_after(self.dirs().root / REFS_ISSUED_FILE)
                 return browser
             raise self.timeout_error(
                 ": the page crashed and its "

@@ -236,6 +236,9 @@ async def run_tool(ctx: ToolContext, tool: Tool, args: dict[str, Any]) -> ToolOu
         raise
     except BrowserToolError as exc:
         return ToolOutput.error(_shorten(ctx, _describe_error(ctx, exc)))
+    finally:
+        if (browser := ctx.existing_browser()) is not None:
+            browser.page.refs.save()  # the refs this call issued, for a later browser's numbering
 
 
 def _describe_error(ctx: ToolContext, exc: BrowserToolError) -> str:

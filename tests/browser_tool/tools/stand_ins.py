@@ -22,7 +22,7 @@ from typing import Any, Protocol, cast
 import trio
 
 from browser_tool import BrowserSession, Settings, ToolError
-from browser_tool.browser import PAGE_CRASHED_DURING_CALL, Download, SessionDirs
+from browser_tool.browser import PAGE_CRASHED_DURING_CALL, Download, RefTable, SessionDirs
 from browser_tool.browser._console import ConsoleBuffer
 from browser_tool.browser._workers import Workers
 from browser_tool.cdp import CdpConnection, CdpEvent, CdpSession
@@ -62,6 +62,8 @@ class PageUse(Protocol):
     def downloads(self) -> Mapping[str, Download]: ...
     @property
     def downloads_dir(self) -> Path: ...
+    @property
+    def refs(self) -> RefTable: ...
 
     def new_download_watch(self) -> trio.Event: ...
     async def wait_usable(self) -> None: ...
@@ -120,6 +122,7 @@ class StandInPage:
     def __init__(self, cdp: StandInCdp, downloads_dir: Path) -> None:
         self.session = cdp
         self.downloads_dir = downloads_dir
+        self.refs = RefTable()
         self.crashed = trio.Event()
         self.navigating_to: str | None = None
         self.console = ConsoleBuffer(100)

@@ -7,7 +7,9 @@ resolve refs with `resolve_ref` on the conversation's page, as the action tools 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from browser_tool import BrowserSessionManager, CdpError, ToolError
 from browser_tool.browser import _session as browser_session
 from browser_tool.browser import resolve_ref
 from fixtures_site import FixtureServer
+from tests.support.checks import wait_group_gone
 from tests.support.manager_calls import C, call, js, ok
 
 pytestmark = pytest.mark.chrome
@@ -227,3 +230,25 @@ async def test_a_ref_from_before_a_crash_came_from_another_page(
         f"Ref {ref} (Sign in button) came from another page (the page was replaced, e.g. after "
         "a crash); take a new snapshot (browser_snapshot) and use its refs."
     )
+
+
+async def test_a_new_browser_of_the_conversation_never_reuses_an_earlier_browsers_refs(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    await ok(manager, "browser_navigate", url=site.url_for("/login.html"))
+    first = await ok(manager, "browser_snapshot")
+    old = re.findall(r"\[ref=(e\d+)\]", first)
+    assert old, first
+    [info] = manager.list_sessions()
+    assert info.pid is not None
+    os.killpg(info.pid, signal.SIGKILL)
+    assert await wait_group_gone(info.pid, within=10.0)
+
+    await ok(manager, "browser_navigate", url=site.url_for("/login.html"))  # a fresh browser
+    second = await ok(manager, "browser_snapshot")
+    new = re.findall(r"\[ref=(e\d+)\]", second)
+    assert len(new) == len(old)
+    assert not set(new) & set(old), (old, new)  # numbered after the earlier browser's
+    out = await call(manager, "browser_click", ref=old[0])
+    assert out.is_error
+    assert "came from an earlier browser of this conversation" in out.output
