@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import NewType
 
 from ._errors import InvalidInputError
 
@@ -12,14 +11,21 @@ CONVERSATION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 _VALID = re.compile(CONVERSATION_ID_PATTERN)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
-# A conversation id that passed `validate_conversation_id`, the only maker of one: the doors
-# (the manager's public API, the HTTP and MCP front ends, the CLI) check once; the layers
-# below take this type and never check again.
-ConversationId = NewType("ConversationId", str)
+
+class ConversationId(str):
+    """A conversation id that passed `validate_conversation_id`, its only maker. The first door
+    a call meets (the HTTP or MCP front end, the CLI, or the manager's public API for an
+    in-process caller) checks the text once; what it hands on is this type, which the doors
+    behind it and the layers below take without checking again."""
+
+    __slots__ = ()
 
 
 def validate_conversation_id(value: object) -> ConversationId:
-    """Return `value` if it is a valid conversation id; else raise InvalidInputError."""
+    """Return `value` as a ConversationId if it is a valid conversation id (one already is: it
+    is not checked again); else raise InvalidInputError."""
+    if isinstance(value, ConversationId):
+        return value
     if not isinstance(value, str) or not _VALID.fullmatch(value):
         raise InvalidInputError(
             "conversation_id",

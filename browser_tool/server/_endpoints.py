@@ -13,7 +13,7 @@ from typing import Any
 
 import trio
 
-from .._conversation_ids import validate_conversation_id
+from .._conversation_ids import ConversationId, validate_conversation_id
 from .._errors import HttpError, InvalidInputError
 from ..tools import UnknownToolError, tool_definitions
 from ._metrics_text import render_metrics
@@ -40,7 +40,7 @@ class Request:
     params: dict[str, str]
 
     @property
-    def conversation_id(self) -> str:
+    def conversation_id(self) -> ConversationId:
         """The path's conversation id. Raises HttpError(400) if it breaks the id rule."""
         try:
             return validate_conversation_id(self.params["conversation_id"])

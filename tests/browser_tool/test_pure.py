@@ -73,7 +73,10 @@ def test_tool_definitions_are_the_tools_with_object_schemas() -> None:
 
 @pytest.mark.parametrize("good", ["a", "conv-1", "A.b_c:d-9", "x" * 128, ".."])
 def test_valid_conversation_ids(good: str) -> None:
-    assert validate_conversation_id(good) == good
+    checked = validate_conversation_id(good)
+    assert checked == good
+    # A checked id is its own type, which the doors behind the first take without a re-check.
+    assert validate_conversation_id(checked) is checked
 
 
 @pytest.mark.parametrize("bad", ["", "x" * 129, "a/b", "a b", "ü", None, 5, "a\n"])
