@@ -58,3 +58,20 @@ def test_python_cdp_old_is_imported_in_exactly_one_module() -> None:
         if re.search(r"^\s*(from|import)\s+pycdp_old", path.read_text(), re.M)
     ]
     assert importers == ["browser_tool/cdp/_protocol.py"]
+
+
+def test_every_package_is_installed() -> None:
+    """pyproject's package list names every package in the tree: an editable install finds a
+    missing one anyway, a wheel (`pip install .`) would ship without it."""
+    text = (ROOT / "pyproject.toml").read_text()
+    listed = set(
+        re.findall(r'^\s+"([\w.]+)",$', text.split("packages = [", 1)[1].split("]")[0], re.M)
+    )
+    in_tree = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for top in PACKAGES
+        for init in (ROOT / top).rglob("__init__.py")
+    }
+    assert in_tree <= listed
+    # The rest are data dirs shipped as packages (the fixture site's pages).
+    assert all((ROOT / name.replace(".", "/")).is_dir() for name in listed - in_tree)

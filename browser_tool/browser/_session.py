@@ -49,6 +49,10 @@ class BrowserSession(ChromeLife):
         """A context in a Chrome shared with other conversations (`ContextSession`)."""
         return False
 
+    def pages(self) -> list[Page]:
+        """Every page (tab) of this browser, the current one (`page`) first."""
+        return [self.page]
+
     def take_notes(self) -> list[str]:
         """What the page did since the last call (dialogs, popups, a crash), said once."""
         return self.page.take_notes()
