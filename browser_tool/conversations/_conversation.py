@@ -31,6 +31,8 @@ from .._conversation_ids import ConversationId
 from .._errors import CloseReason
 from ..browser import SessionDirs
 from ..sources import Browser
+from ._handoff import DELETED as HANDOFF_DELETED
+from ._handoff import Handoff
 
 
 class ConversationState(enum.Enum):
@@ -96,6 +98,8 @@ class Conversation:
     # the call that starts its successor.
     lost_because: str | None = None
     turn: trio.Lock = field(default_factory=trio.Lock)
+    # Issue 21: a person holds the browser (or did, until the next call says so): see _handoff.
+    handoff: Handoff | None = None
     _changed: trio.Event | None = None  # made only when someone waits (moves are per call)
 
     def _move(self, to: ConversationState) -> None:
@@ -200,10 +204,30 @@ class Conversation:
         self.last_active = now
 
     def delete(self, reason: CloseReason) -> None:
-        """Any state -> DELETED (final); the call in flight is stopped."""
+        """Any state -> DELETED (final); the call in flight (and a hand-over) is stopped."""
         self._move(_S.DELETED)
+        if self.handoff is not None:
+            self.handoff.end(f"{HANDOFF_DELETED} ({reason})", trio.current_time())
         if self.call is not None:
             self.call.stop(reason)
+
+    def hand_over(self, handoff: Handoff) -> None:
+        """A person gets the browser: calls wait and the idle clock stops until it is over."""
+        if self.deleted or self.handed_over:
+            raise IllegalTransition(f"conversation {self.conversation_id!r}: hand-over refused")
+        self.handoff = handoff
+
+    def handed_back(self, now: float) -> None:
+        """The hand-over is over: the idle clock starts again from `now`."""
+        self.last_active = now
+
+    def take_handoff_note(self) -> str | None:
+        """What the ended hand-over did, said once (by the call that runs after it)."""
+        handoff = self.handoff
+        if handoff is None or not handoff.over:
+            return None
+        self.handoff = None
+        return handoff.note()
 
     def moved_here(self) -> None:
         """It was moved here from another instance: unless a browser runs for it here, the
@@ -252,6 +276,11 @@ class Conversation:
         return self.browser is not None
 
     @property
+    def handed_over(self) -> bool:
+        """A person holds the browser (issue 21): nothing may freeze, reap or drive it."""
+        return self.handoff is not None and not self.handoff.over
+
+    @property
     def has_call(self) -> bool:
         return self.call is not None
 
@@ -266,6 +295,8 @@ class Conversation:
         and a browser's lifetime ends after the call that outlives it. A conversation with no
         browser and no call for `max_lifetime` is forgotten with its files.
         """
+        if self.handed_over:
+            return None, math.inf  # the idle clock waits for the person; the end pokes it
         browser = self.browser
         if self.state is ConversationState.READY and browser is not None and browser.alive:
             life_at = browser.started_at + max_lifetime
