@@ -14,7 +14,7 @@ from .._duration import format_duration
 from .._errors import HandoffError, ToolError
 from ._context import ToolContext
 from ._output import ToolOutput
-from ._tool import Tool, object_schema
+from ._tool import TIMEOUT_FIELD, Tool, object_schema
 
 HANDOFF_TTL = 600.0  # the link's life when the model asks (the HTTP door takes its own ttl)
 
@@ -48,7 +48,8 @@ REQUEST_HUMAN_TOOL = Tool(
                 "example.com with your second factor')",
                 "minLength": 1,
                 "maxLength": 500,
-            }
+            },
+            "timeout": TIMEOUT_FIELD,
         },
         ["reason"],
     ),

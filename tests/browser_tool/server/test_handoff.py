@@ -21,7 +21,7 @@ import httpx
 import pytest
 import trio
 
-from browser_tool import BrowserSession, open_session_manager
+from browser_tool import BrowserSession, BrowserSessionManager, HandoffError, open_session_manager
 from browser_tool.cdp import CdpSession
 from fixtures_site import FixtureServer
 from tests.support.checks import make_settings
@@ -230,3 +230,187 @@ async def test_a_person_signs_in_through_the_live_view(
         metrics = (await client.get("/metrics")).text
         assert 'browser_tool_human_handoffs_total{event="done"} 1' in metrics
         assert_token_not_logged(service, token)
+
+
+async def use_the_live_view(anonymous: httpx.AsyncClient, token: str) -> str:
+    """Claim conversation C's hand-over with `token` and check what the page's secret opens
+    (and what it does not); the secret."""
+    live = f"/v1/conversations/{C}/live"
+    claimed = await anonymous.post(f"{live}/claim", json={"token": token})
+    assert claimed.status_code == 200, claimed.text
+    cookie = claimed.headers["set-cookie"]
+    assert f"Path={live};" in cookie
+    assert "HttpOnly" in cookie
+    assert "SameSite=Strict" in cookie
+    assert claimed.json()["reason"] == "Solve the CAPTCHA"
+    # The cookie works for this conversation's live view, and not for another's.
+    state = await anonymous.get(f"{live}/state")
+    assert state.status_code == 200, state.text
+    assert "index.html" in state.json()["url"]
+    frame = await anonymous.get(f"{live}/frame", params={"after": 0})
+    assert frame.status_code == 200, frame.text
+    assert frame.headers["content-type"] == "image/jpeg"
+    assert frame.content.startswith(b"\xff\xd8")
+    assert int(frame.headers["x-frame-seq"]) >= 1
+    secret = anonymous.cookies.get("bt_live")
+    assert secret
+    elsewhere = await anonymous.get(
+        "/v1/conversations/conv-2/live/state", headers={"cookie": f"bt_live={secret}"}
+    )
+    assert elsewhere.status_code == 403
+    # Spent: the same token again is refused.
+    assert (await anonymous.post(f"{live}/claim", json={"token": token})).status_code == 403
+    bad = await anonymous.post(f"{live}/input", json={"events": [{"type": "nope"}]})
+    assert bad.status_code == 400
+    assert "events[0].type" in bad.json()["error"]["message"]
+
+    return str(secret)
+
+
+async def test_links_are_refused_unless_the_open_one_of_their_conversation(
+    state_dir: Path, site: FixtureServer
+) -> None:
+    async with running_service(state_dir) as service, service.client() as client:
+        for conversation in (C, "conv-2"):
+            nav = await call(
+                client, conversation, "browser_navigate", url=site.url_for("index.html")
+            )
+            assert not nav["is_error"], nav
+        url = await hand_over(client, C, reason="Solve the CAPTCHA")
+        token = token_of(url)
+        other = token_of(await hand_over(client, "conv-2", reason="other"))
+
+        # A second hand-over of a held conversation is refused; the first stays open.
+        busy = await client.post(f"/v1/conversations/{C}/handoff", json={})
+        assert busy.status_code == 409, busy.text
+        assert "Solve the CAPTCHA" in busy.json()["error"]["message"]
+
+        refused = [
+            await claim(client, C, "A" * 43),  # a wrong token
+            await claim(client, C, other),  # another conversation's token
+            await claim(client, "conv-3", token),  # this token at another conversation
+            await claim(client, C, ""),
+        ]
+        assert [response.status_code for response in refused] == [403] * 4
+        messages = {response.json()["error"]["message"] for response in refused[:3]}
+        assert len(messages) == 1  # the same answer for every cause: a guesser learns nothing
+
+        async with httpx.AsyncClient(base_url=service.url) as anonymous:
+            live = f"/v1/conversations/{C}/live"
+            page = await anonymous.get(live)  # the page itself holds no secret
+            assert page.status_code == 200
+            assert page.headers["content-type"].startswith("text/html")
+            assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+            # Without the page's secret: nothing.
+            for response in (
+                await anonymous.get(f"{live}/frame"),
+                await anonymous.get(f"{live}/state"),
+                await anonymous.post(f"{live}/input", json={"events": []}),
+                await anonymous.post(f"{live}/done"),
+            ):
+                assert response.status_code == 403, response.text
+            # Opening a hand-over needs the bearer token when the service has one: see
+            # test_a_token_guards_opening_but_not_using; here the token is not set.
+
+            secret = await use_the_live_view(anonymous, token)
+
+            # A call whose timeout ends while the person holds the browser fails with why.
+            waited = await call(client, C, "browser_eval", expression="1", timeout="300ms")
+            assert waited["is_error"]
+            assert "A person is using this conversation's browser" in waited["output"]
+            assert "Solve the CAPTCHA" in waited["output"]
+
+            # Deleting the conversation ends its hand-over: the page hears so.
+            assert (await client.delete(f"/v1/conversations/{C}")).status_code == 200
+            gone = await anonymous.get(f"{live}/frame", params={"after": 10**9})
+            assert gone.status_code in (403, 410), gone.text
+
+        assert_token_not_logged(service, token)
+        assert_token_not_logged(service, other)
+        assert_token_not_logged(service, secret)
+
+
+async def test_an_expired_link_is_refused_and_the_waiting_call_goes_on(
+    state_dir: Path, site: FixtureServer
+) -> None:
+    async with running_service(state_dir) as service, service.client() as client:
+        nav = await call(client, C, "browser_navigate", url=site.url_for("index.html"))
+        assert not nav["is_error"], nav
+        token = token_of(await hand_over(client, C, reason="Accept the cookies", ttl="1s"))
+        assert (await sessions(client))[C]["handoff"]["expires_in_s"] <= 1.0
+        # This call waits for the hand-over, which nobody opens: it ends when its time runs
+        # out (the readiness signal of this test), and the call then runs.
+        waited = await call(client, C, "browser_eval", expression="document.title", timeout="60s")
+        assert not waited["is_error"], waited
+        assert "nobody opened the link" in waited["output"]
+        assert "its time (ttl) ran out" in waited["output"]
+        assert "index.html" in waited["output"]
+        assert (await claim(client, C, token)).status_code == 403
+        assert (await sessions(client))[C]["handoff"] is None
+        metrics = (await client.get("/metrics")).text
+        assert 'browser_tool_human_handoffs_total{event="expired"} 1' in metrics
+        assert 'browser_tool_human_handoffs{state="offered"} 0' in metrics
+        assert_token_not_logged(service, token)
+
+
+async def test_the_model_asks_for_a_person(state_dir: Path, site: FixtureServer) -> None:
+    env = {"BROWSER_TOOL_PUBLIC_URL": "https://browser.example.com/tools/"}
+    async with running_service(state_dir, env=env) as service, service.client() as client:
+        asked = await call(client, C, "browser_request_human", reason="Enter the 2FA code")
+        assert not asked["is_error"], asked
+        found = re.search(
+            r"https://browser\.example\.com/tools/v1/conversations/conv-1/live#(\S+)",
+            asked["output"],
+        )
+        assert found is not None, asked
+        token = found[1]
+        row = (await sessions(client))[C]
+        assert row["handoff"]["reason"] == "Enter the 2FA code"
+        # The model cannot ask twice while the first is open: its call waits, then says why.
+        again = await call(client, C, "browser_request_human", reason="again", timeout="200ms")
+        assert again["is_error"]
+        assert "Enter the 2FA code" in again["output"]
+        # The cookie's Path carries the public URL's own path.
+        claimed = await claim(client, C, token)
+        assert claimed.status_code == 200
+        assert "Path=/tools/v1/conversations/conv-1/live;" in claimed.headers["set-cookie"]
+        assert "Secure" in claimed.headers["set-cookie"]
+        assert_token_not_logged(service, token)
+
+
+async def test_a_token_guards_opening_but_not_using(state_dir: Path) -> None:
+    env = {"BROWSER_TOOL_TOKEN": "t0ken"}
+    async with (
+        running_service(state_dir, env=env) as service,
+        service.client() as anonymous,
+        service.client("t0ken") as client,
+    ):
+        denied = await anonymous.post(f"/v1/conversations/{C}/handoff", json={})
+        assert denied.status_code == 401
+        for bad in ({"ttl": "2h"}, {"ttl": 0}, {"ttl": True}, {"reason": 5}, {"ttl": "x"}):
+            response = await client.post(f"/v1/conversations/{C}/handoff", json=bad)
+            assert response.status_code == 400, (bad, response.text)
+        assert (await anonymous.get(f"/v1/conversations/{C}/live")).status_code == 200
+        assert (await anonymous.get("/v1/conversations/bad id/live")).status_code == 400
+        # A hand-over launches the conversation's browser when it has none.
+        token = token_of(await hand_over(client, C, reason="r", ttl=30))
+        assert (await sessions(client))[C]["pid"]
+        claimed = await anonymous.post(f"/v1/conversations/{C}/live/claim", json={"token": token})
+        assert claimed.status_code == 200
+        done = await anonymous.post(f"/v1/conversations/{C}/live/done")
+        assert done.status_code == 200, done.text
+        assert "Max-Age=0" in done.headers["set-cookie"]
+        after = await call(client, C, "browser_eval", expression="1")
+        assert "pressed Done" in after["output"]
+
+
+@pytest.mark.chrome
+async def test_without_a_service_the_model_is_told_why(manager: BrowserSessionManager) -> None:
+    # In-process (and the one-shot `call`, and MCP over stdio): no HTTP serves the live view.
+    asked = await manager.call_tool(C, "browser_request_human", {"reason": "Sign in"})
+    assert asked.is_error
+    assert "browser-tool serve" in asked.output
+    assert manager.list_sessions()[0].handoff is None
+    with pytest.raises(HandoffError) as caught:
+        await manager.hand_over(C, "Sign in")
+    assert caught.value.kind == "unserved"
