@@ -15,6 +15,7 @@ from ..browser import BROWSER_CRASHED_DURING_CALL, BrowserSession, SessionDirs
 from ..sources import Browser
 from ..tools import Tool, ToolContext, ToolOutput, run_tool
 from ._conversation import Conversation
+from ._handoffs import wait_handed_back
 from ._lifecycle import Lifecycle
 
 CallBody = Callable[["CallAccess"], Awaitable[ToolOutput]]
@@ -48,10 +49,11 @@ async def run_call(
     trio time `deadline`, and then fails saying so."""
     await conv.wait_until_settled()
     handed_back = None
-    if (handoff := conv.handoff) is not None:  # a person holds, or held, the browser
-        if not await handoff.wait_over(deadline):
-            return ToolOutput.error(handoff.busy_message())
+    if conv.handoff is not None:  # a person holds, or held, the browser
+        if (busy := await wait_handed_back(conv, deadline)) is not None:
+            return ToolOutput.error(busy)
         handed_back = conv.take_handoff_note()
+        await conv.wait_until_settled()  # the hand-over may have ended with a close (reset)
     if conv.deleted:
         return ToolOutput.error("The conversation was deleted; the call was not run.")
     with trio.CancelScope() as scope:

@@ -31,7 +31,6 @@ from .._conversation_ids import ConversationId
 from .._errors import CloseReason
 from ..browser import SessionDirs
 from ..sources import Browser
-from ._handoff import DELETED as HANDOFF_DELETED
 from ._handoff import Handoff
 
 
@@ -166,6 +165,7 @@ class Conversation:
             return False
         self.browser = None
         self.lost_because = browser.lost_because()
+        self._end_handoff("the browser crashed", "browser_gone")
         if self.state is _S.READY:
             self._move(_S.NO_BROWSER)
         if self.call is not None and self.call.browser is browser:
@@ -187,6 +187,7 @@ class Conversation:
         browser -> CLOSING (an expiry already moved it)."""
         if self.call is not None:
             self.call.stop(reason)
+        self._end_handoff(f"the browser was closed ({reason})", "browser_gone")
         if self.browser is not None and self.state in (_S.READY, _S.IN_CALL):
             self._move(_S.CLOSING)
 
@@ -206,8 +207,7 @@ class Conversation:
     def delete(self, reason: CloseReason) -> None:
         """Any state -> DELETED (final); the call in flight (and a hand-over) is stopped."""
         self._move(_S.DELETED)
-        if self.handoff is not None:
-            self.handoff.end(f"{HANDOFF_DELETED} ({reason})", trio.current_time())
+        self._end_handoff(f"the conversation ended ({reason})", "deleted")
         if self.call is not None:
             self.call.stop(reason)
 
@@ -220,6 +220,10 @@ class Conversation:
     def handed_back(self, now: float) -> None:
         """The hand-over is over: the idle clock starts again from `now`."""
         self.last_active = now
+
+    def _end_handoff(self, why: str, event: str) -> None:
+        if self.handoff is not None:
+            self.handoff.end(why, trio.current_time(), event=event)
 
     def take_handoff_note(self) -> str | None:
         """What the ended hand-over did, said once (by the call that runs after it)."""

@@ -37,9 +37,6 @@ REFUSED = (
 )
 
 
-DELETED = "the conversation ended"  # how `Conversation.delete` begins its end reason
-
-
 class HandoffState(enum.Enum):
     OFFERED = "offered"  # the link is out; nobody opened it yet
     HELD = "held"  # a person's page spent the token and holds the browser
@@ -63,6 +60,7 @@ class Handoff:
     held_at: float | None = None
     ended_at: float | None = None
     end_reason: str = ""  # said in the note: "pressed Done", "the link expired", ...
+    end_event: str = ""  # the same as a metric label
     url: str = ""  # the page's address when the hand-over ended (or last seen)
     ended: trio.Event = field(default_factory=trio.Event)
     _secret: bytes | None = None  # digest of the page's own secret, once claimed
@@ -106,12 +104,14 @@ class Handoff:
             and hmac.compare_digest(_digest(secret), self._secret)
         )
 
-    def end(self, why: str, now: float, url: str = "") -> bool:
+    def end(self, why: str, now: float, url: str = "", *, event: str = "ended") -> bool:
         """-> OVER, once; False when it was over already. `why` completes "the hand-over
-        ended because ..." in the note."""
+        ended because ..." in the note; `event` is the end's metric label (done, expired,
+        deleted, browser_gone, shutdown)."""
         if self.over:
             return False
         self.state = HandoffState.OVER
+        self.end_event = event
         self.ended_at = now
         self.end_reason = why
         self.url = url or self.url

@@ -23,7 +23,7 @@ from .._metrics import Metrics
 from .._tasks import first_of
 from ..browser import BrowserSession, Frame, Screencast, live_input_commands
 from ._conversation import Conversation
-from ._handoff import DEFAULT_TTL, DELETED, REFUSED, Handoff, check_ttl
+from ._handoff import DEFAULT_TTL, REFUSED, Handoff, check_ttl
 
 log = logging.getLogger("browser_tool.handoff")
 
@@ -129,6 +129,7 @@ class Handoffs:
             raise HandoffError("ended", "The conversation has no running browser to hand over.")
         now = trio.current_time()
         handoff, token = Handoff.offer(conv.conversation_id, reason.strip(), ttl, now)
+        _browser(conv)  # a Chrome-backed browser, which the live view can drive
         conv.hand_over(handoff)
         self._metrics.inc(_COUNTER, event="offered")
         self._nursery.start_soon(self._expire, conv, handoff)
@@ -198,31 +199,33 @@ class Handoffs:
                 self._end(conv, conv.handoff, why, _known_url(conv), event="shutdown")
 
     async def _expire(self, conv: Conversation, handoff: Handoff) -> None:
+        browser = _browser(conv)
         with trio.move_on_at(handoff.expires_at):
-            await handoff.ended.wait()
+            gone = await first_of(over=handoff.ended.wait, gone=browser.wait_closed)
+            if gone == "gone":  # crashed, reset or closed before or while a person held it
+                why = "the browser went away (crashed, reset or closed)"
+                self._end(conv, handoff, why, event="browser_gone")
         if not handoff.over:
             url = await _current_url(conv)
             self._end(conv, handoff, "its time (ttl) ran out", url, event="expired")
-        elif handoff.end_reason.startswith(DELETED):  # ended by `Conversation.delete`
-            self._metrics.inc(_COUNTER, event="deleted")
+        # Every end is counted here, once, whoever ended it (this registry, or the
+        # conversation's own delete, close and crash events).
+        self._metrics.inc(_COUNTER, event=handoff.end_event)
         self._casts.pop(handoff, None)
 
     async def _cast(
         self, conv: Conversation, handoff: Handoff, browser: BrowserSession, cast: Screencast
     ) -> None:
-        winner = await first_of(cast=lambda: cast.run(browser), over=handoff.ended.wait)
-        if winner == "cast" and not handoff.over:
-            why = "the browser went away (crashed, reset or closed)"
-            self._end(conv, handoff, why, event="browser_gone")
+        # The cast ends by itself only when the browser does; `_expire` says so then.
+        await first_of(cast=lambda: cast.run(browser), over=handoff.ended.wait)
 
     def _end(
         self, conv: Conversation, handoff: Handoff, why: str, url: str = "", *, event: str
     ) -> None:
         now = trio.current_time()
-        if handoff.end(why, now, url):
+        if handoff.end(why, now, url, event=event):
             conv.handed_back(now)
             self._poke()
-            self._metrics.inc(_COUNTER, event=event)
             log.info("conversation %s: the hand-over ended: %s", conv.conversation_id, why)
 
     # ---- lookups --------------------------------------------------------------------------
@@ -245,6 +248,20 @@ class Handoffs:
     def _state(self, conv: Conversation, handoff: Handoff) -> LiveState:
         remaining = max(0.0, handoff.expires_at - trio.current_time())
         return LiveState(handoff.reason, _known_url(conv), remaining)
+
+
+async def wait_handed_back(conv: Conversation, deadline: float) -> str | None:
+    """For a call of `conv`: wait until no person holds its browser, at most until trio time
+    `deadline`; None then, or the error that says who holds it and why."""
+    handoff = conv.handoff
+    if handoff is None or handoff.over:
+        return None
+    log.info(
+        "conversation %s: a call waits for the person holding its browser", handoff.conversation_id
+    )
+    if await handoff.wait_over(deadline):
+        return None
+    return handoff.busy_message()
 
 
 def _ended(handoff: Handoff) -> HandoffError:

@@ -1,12 +1,15 @@
 """The hand-over record and the live view's input checks (issue 21): pure, no browser, no
-trio run (times are plain numbers)."""
+trio run (times are plain numbers) but where the conversation reads trio's clock."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from browser_tool import HandoffError, InvalidInputError
+from browser_tool import CloseReason, HandoffError, InvalidInputError, validate_conversation_id
 from browser_tool.browser import live_input_commands
+from browser_tool.conversations._conversation import Conversation, IllegalTransition
 from browser_tool.conversations._handoff import MAX_REASON, Handoff, check_ttl
 
 
@@ -138,3 +141,32 @@ def test_bad_input_is_refused_whole(batch: object, field: str) -> None:
     with pytest.raises(InvalidInputError) as caught:
         live_input_commands(batch)
     assert caught.value.field == field
+
+
+def test_the_idle_clock_waits_while_a_person_holds_the_browser() -> None:
+    conv = Conversation(validate_conversation_id("c1"), idle_timeout=10.0, last_active=0.0)
+    handoff, _ = Handoff.offer("c1", "r", 600.0, now=0.0)
+    conv.hand_over(handoff)
+    assert conv.handed_over
+    assert conv.due(now=10_000.0, max_lifetime=100.0) == (None, math.inf)
+    with pytest.raises(IllegalTransition):
+        conv.hand_over(Handoff.offer("c1", "again", 600.0, now=1.0)[0])  # one at a time
+    assert conv.take_handoff_note() is None  # not over: nothing to say yet
+    handoff.end("the person pressed Done", now=500.0)
+    conv.handed_back(500.0)
+    assert not conv.handed_over
+    # The clock runs again, from the end of the hand-over.
+    assert conv.due(now=550.0, max_lifetime=100.0) == (None, 600.0)
+    note = conv.take_handoff_note()
+    assert note is not None
+    assert "pressed Done" in note
+    assert conv.take_handoff_note() is None  # said once
+
+
+async def test_deleting_the_conversation_ends_its_hand_over() -> None:
+    conv = Conversation(validate_conversation_id("c1"), idle_timeout=10.0, last_active=0.0)
+    handoff, _ = Handoff.offer("c1", "r", 600.0, now=0.0)
+    conv.hand_over(handoff)
+    conv.delete(CloseReason.DELETE)
+    assert handoff.over
+    assert handoff.end_event == "deleted"

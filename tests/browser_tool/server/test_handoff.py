@@ -414,3 +414,36 @@ async def test_without_a_service_the_model_is_told_why(manager: BrowserSessionMa
     with pytest.raises(HandoffError) as caught:
         await manager.hand_over(C, "Sign in")
     assert caught.value.kind == "unserved"
+
+
+async def test_reset_and_shutdown_end_a_hand_over(state_dir: Path, site: FixtureServer) -> None:
+    async with running_service(state_dir) as service, service.client() as client:
+        nav = await call(client, C, "browser_navigate", url=site.url_for("index.html"))
+        assert not nav["is_error"], nav
+        await hand_over(client, C, reason="r")
+        # The browser goes away (a reset here; a crash alike): the hand-over ends with it.
+        reset = await client.post(f"/v1/conversations/{C}/reset")
+        assert reset.status_code == 200
+        after = await call(client, C, "browser_eval", expression="1", timeout="60s")
+        assert "the browser was closed (reset)" in after["output"]
+
+        await hand_over(client, C, reason="still open at the stop")
+        answers: list[httpx.Response] = []
+
+        async def waiting_call() -> None:
+            answers.append(
+                await client.post(
+                    f"/v1/conversations/{C}/tools/browser_eval",
+                    json={"expression": "2", "timeout": "10m"},
+                )
+            )
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(waiting_call)
+            await service.wait_for_log("a call waits for the person")
+            # The stop ends the hand-over at once, so the waiting call is answered within the
+            # grace instead of holding the stop up for it.
+            assert await service.stop() == 0
+        [answer] = answers
+        assert answer.status_code == 200, answer.text
+        assert "the service is shutting down" in answer.json()["output"]
