@@ -289,7 +289,7 @@ class Conversation:
         return self.call is not None
 
     def idle_for(self, now: float) -> float:
-        return 0.0 if self.has_call else now - self.last_active
+        return 0.0 if self.has_call or self.handed_over else now - self.last_active
 
     def due(self, now: float, max_lifetime: float) -> tuple[Due | None, float]:
         """What the clock should do now (a `Due`, or None), and the trio

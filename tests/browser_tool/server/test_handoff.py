@@ -447,3 +447,23 @@ async def test_reset_and_shutdown_end_a_hand_over(state_dir: Path, site: Fixture
         [answer] = answers
         assert answer.status_code == 200, answer.text
         assert "the service is shutting down" in answer.json()["output"]
+
+
+async def test_a_hand_over_in_a_shared_chrome(state_dir: Path, site: FixtureServer) -> None:
+    """Isolation "context": the conversation's tab is a context's page in a shared Chrome."""
+    env = {"BROWSER_TOOL_ISOLATION": "context"}
+    async with running_service(state_dir, env=env) as service, service.client() as client:
+        nav = await call(client, C, "browser_navigate", url=site.url_for("index.html"))
+        assert not nav["is_error"], nav
+        token = token_of(await hand_over(client, C, reason="r"))
+        assert (await sessions(client))[C]["idle_s"] == 0.0  # the idle clock waits
+        async with httpx.AsyncClient(base_url=service.url) as person:
+            live = f"/v1/conversations/{C}/live"
+            assert (await person.post(f"{live}/claim", json={"token": token})).status_code == 200
+            frame = await person.get(f"{live}/frame", params={"after": 0})
+            assert frame.status_code == 200, frame.text
+            assert frame.content.startswith(b"\xff\xd8")
+            assert (await person.post(f"{live}/done")).status_code == 200
+        after = await call(client, C, "browser_eval", expression="location.pathname")
+        assert "/index.html" in after["output"]
+        assert "pressed Done" in after["output"]
