@@ -17,7 +17,7 @@ from typing import Any
 
 import trio
 
-from .._errors import CdpError
+from .._errors import BrowserToolError, CdpError
 from ._session import BrowserSession
 
 log = logging.getLogger("browser_tool.screencast")
@@ -61,7 +61,7 @@ class Screencast:
 
     async def run(self, browser: BrowserSession) -> None:
         """Cast the current tab until the browser's connection closes (or cancelled). Never
-        raises a CDP error: a cast that cannot go on just ends."""
+        raises a BrowserToolError: a cast that cannot go on just ends."""
         while browser.alive:
             page = browser.page
             try:
@@ -89,7 +89,8 @@ class Screencast:
                         with trio.CancelScope(shield=True), contextlib.suppress(CdpError):
                             with trio.move_on_after(0.5):
                                 await session.send("Page.stopScreencast")
-            except (CdpError, trio.EndOfChannel, trio.ClosedResourceError) as exc:
+            # BrowserToolError: CdpError, or a ToolError when no page replaced a crashed one.
+            except (BrowserToolError, trio.EndOfChannel, trio.ClosedResourceError) as exc:
                 log.debug("the screencast stops: %r", exc)
                 if not browser.alive or browser.page is page:
                     return  # else the tab changed while its cast failed: cast the new one

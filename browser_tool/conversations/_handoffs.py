@@ -129,10 +129,10 @@ class Handoffs:
             raise HandoffError("ended", "The conversation has no running browser to hand over.")
         now = trio.current_time()
         handoff, token = Handoff.offer(conv.conversation_id, reason.strip(), ttl, now)
-        _browser(conv)  # a Chrome-backed browser, which the live view can drive
+        browser = _browser(conv)  # a Chrome-backed browser, which the live view can drive
         conv.hand_over(handoff)
         self._metrics.inc(_COUNTER, event="offered")
-        self._nursery.start_soon(self._expire, conv, handoff)
+        self._nursery.start_soon(self._expire, conv, handoff, browser)
         log.info("conversation %s handed to a person for %.0f s", conv.conversation_id, ttl)
         url = f"{self.base_url}{LIVE_PATH.format(conv.conversation_id)}#{token}"
         return HandoffTicket(conv.conversation_id, url, handoff.reason, ttl)
@@ -198,8 +198,7 @@ class Handoffs:
             if conv.handoff is not None and not conv.handoff.over:
                 self._end(conv, conv.handoff, why, _known_url(conv), event="shutdown")
 
-    async def _expire(self, conv: Conversation, handoff: Handoff) -> None:
-        browser = _browser(conv)
+    async def _expire(self, conv: Conversation, handoff: Handoff, browser: BrowserSession) -> None:
         with trio.move_on_at(handoff.expires_at):
             gone = await first_of(over=handoff.ended.wait, gone=browser.wait_closed)
             if gone == "gone":  # crashed, reset or closed before or while a person held it

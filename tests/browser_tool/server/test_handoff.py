@@ -116,6 +116,14 @@ async def type_keys(session: CdpSession, text: str) -> None:
         await session.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": char})
 
 
+async def select_all_shortcut(session: CdpSession) -> None:
+    """Cmd+A, as on a Mac: the conversation's Chrome (Linux) maps no key of Meta to an editing
+    command, so this works only because the page sends the command with the key."""
+    key = {"key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65, "modifiers": 4}
+    await session.send("Input.dispatchKeyEvent", {"type": "rawKeyDown", **key})
+    await session.send("Input.dispatchKeyEvent", {"type": "keyUp", **key})
+
+
 async def press_enter(session: CdpSession) -> None:
     enter = {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}
     await session.send("Input.dispatchKeyEvent", {"type": "keyDown", "text": "\r", **enter})
@@ -151,7 +159,9 @@ async def sign_in(
         return left + point[0] * scale, top + point[1] * scale
 
     await click(page, *at(email))
-    await type_keys(page, "ada@example.com")
+    await type_keys(page, "typo")
+    await select_all_shortcut(page)  # Cmd+A in the person's browser selects the field's text
+    await type_keys(page, "ada@example.com")  # ... which the typing replaces
     await click(page, *at(password))
     # A paste: the page forwards the clipboard's text as typed text.
     await evaluate(
