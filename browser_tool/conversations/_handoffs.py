@@ -125,11 +125,11 @@ class Handoffs:
         """Hand `conv`'s running browser to a person: its calls wait from now on. Raises
         InvalidInputError (ttl) and HandoffError ("unserved", "busy", "ended": no browser)."""
         self._check_can_open(conv, ttl)
-        if conv.deleted or conv.browser is None or not conv.browser.alive:
-            raise HandoffError("ended", "The conversation has no running browser to hand over.")
+        if conv.deleted:
+            raise HandoffError("ended", "The conversation was deleted.")
+        browser = _browser(conv)  # running and Chrome-backed: the live view can drive it
         now = trio.current_time()
         handoff, token = Handoff.offer(conv.conversation_id, reason.strip(), ttl, now)
-        browser = _browser(conv)  # a Chrome-backed browser, which the live view can drive
         conv.hand_over(handoff)
         self._metrics.inc(_COUNTER, event="offered")
         self._nursery.start_soon(self._expire, conv, handoff, browser)
@@ -272,7 +272,10 @@ def _ended(handoff: Handoff) -> HandoffError:
 def _browser(conv: Conversation) -> BrowserSession:
     browser = conv.browser
     if not isinstance(browser, BrowserSession) or not browser.alive:
-        raise HandoffError("ended", "The browser of this hand-over is gone.")
+        raise HandoffError(
+            "ended",
+            "The conversation's browser is not running (it crashed, or was reset or closed).",
+        )
     return browser
 
 
