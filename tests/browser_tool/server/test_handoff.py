@@ -463,7 +463,7 @@ async def test_a_hand_over_in_a_shared_chrome(state_dir: Path, site: FixtureServ
     """Isolation "context": the conversation's tab is a context's page in a shared Chrome."""
     env = {"BROWSER_TOOL_ISOLATION": "context"}
     async with running_service(state_dir, env=env) as service, service.client() as client:
-        nav = await call(client, C, "browser_navigate", url=site.url_for("index.html"))
+        nav = await call(client, C, "browser_navigate", url=site.url_for("tall.html"))
         assert not nav["is_error"], nav
         token = token_of(await hand_over(client, C, reason="r"))
         assert (await sessions(client))[C]["idle_s"] == 0.0  # the idle clock waits
@@ -473,7 +473,15 @@ async def test_a_hand_over_in_a_shared_chrome(state_dir: Path, site: FixtureServ
             frame = await person.get(f"{live}/frame", params={"after": 0})
             assert frame.status_code == 200, frame.text
             assert frame.content.startswith(b"\xff\xd8")
+            wheel = {"type": "wheel", "x": 100, "y": 100, "dx": 0, "dy": 600}
+            assert (await person.post(f"{live}/input", json={"events": [wheel]})).json() == {
+                "sent": 1
+            }
             assert (await person.post(f"{live}/done")).status_code == 200
-        after = await call(client, C, "browser_eval", expression="location.pathname")
-        assert "/index.html" in after["output"]
+        # The person's wheel scrolls the page (the compositor applies it a moment later).
+        after = await call(
+            client, C, "browser_eval", expression=until("scrollY > 0", "'scrolled'"), timeout="20s"
+        )
+        assert "scrolled" in after["output"]
+        assert not after["is_error"], after
         assert "pressed Done" in after["output"]
