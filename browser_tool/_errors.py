@@ -11,7 +11,8 @@
     │   └── ResultParseError            a result pycdp_old cannot type; the raw dict is used instead
     ├── SessionError                    a conversation's browser could not serve the call
     │   ├── SessionClosedError          the session was killed (delete hook, reaper, shutdown)
-    │   └── BrowserLaunchError          Chrome did not start (wraps chrome_launcher.LaunchError)
+    │   ├── BrowserLaunchError          Chrome did not start (wraps chrome_launcher.LaunchError)
+    │   └── HandoffError                a hand-over to a person cannot be opened or used (`kind`)
     ├── ToolError                       a tool failed in a way the model should read (`message`)
     └── DoorError                       a front end (server, CLI) could not start or serve
         ├── ListenPolicyError           a non-loopback address without a token (the CLI exits 2)
@@ -117,6 +118,18 @@ class SessionClosedError(SessionError):
 
 class BrowserLaunchError(SessionError):
     """Chrome could not be started for a conversation."""
+
+
+class HandoffError(SessionError):
+    """A hand-over of the browser to a person (issue 21) cannot be opened or used. `kind`:
+    "refused" (a hand-over link or page secret that is not, or no longer, valid: one message
+    for every cause, so a guesser learns nothing), "ended" (the hand-over is over), "busy" (one
+    is open already), "unserved" (no HTTP service serves the live view in this process)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
 
 
 class ToolError(BrowserToolError):

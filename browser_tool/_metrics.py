@@ -30,6 +30,8 @@ _HELP = {
     "browser_tool_launches_total": "Chrome launches for conversations and the pool, by outcome",
     "browser_tool_handovers_total": "Browsers handed to a conversation without a launch, by source",
     "browser_tool_kills_total": "Sessions ended, by reason",
+    # issue 21
+    "browser_tool_human_handoffs_total": "Hand-overs to a person: offered, opened, ends by cause",
     "browser_tool_tool_calls_total": "Tool calls, by tool",
     "browser_tool_tool_errors_total": "Tool calls that returned is_error, by tool",
     "browser_tool_reaper_total": "Orphan reaper decisions at start-up, by outcome",

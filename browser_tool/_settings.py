@@ -71,6 +71,11 @@ class Settings:
     js_heap_mb: int = 0  # JS_HEAP_MB: cap on each page's JavaScript heap in MiB; 0: V8's own
     max_popups: int = 10  # MAX_POPUPS: popups named one by one in a result; more are counted
     pool_size: int = 0  # POOL_SIZE: Chromes launched ahead for new conversations' first calls
+    # -- issue 21, hand-over (live view) --
+    # PUBLIC_URL: the service's address as a person's browser reaches it (e.g. the proxy's
+    # "https://browser.example.com"); hand-over links start with it. Default: the address the
+    # service listens on.
+    public_url: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("dialog_alert", "dialog_beforeunload", "dialog_confirm", "dialog_prompt"):
@@ -96,6 +101,10 @@ class Settings:
                 env_name("contexts_per_browser"),
                 "must be an integer from 1 to 1000",
                 self.contexts_per_browser,
+            )
+        if self.public_url is not None and not self.public_url.startswith(("http://", "https://")):
+            raise InvalidInputError(
+                env_name("public_url"), "must start with http:// or https://", self.public_url
             )
         if not self.shared_browser_linger >= 0:
             raise InvalidInputError(

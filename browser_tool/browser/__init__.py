@@ -27,10 +27,12 @@ from ._input import (
     select_all,
     type_char,
 )
+from ._live_input import live_input_commands
 from ._network_log import SOURCES as NETWORK_SOURCES
 from ._notes import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
 from ._page import Page, PageState
 from ._refs import ElementHandle, RefTable, resolve_ref
+from ._screencast import Frame, Screencast
 from ._service_workers import ServiceWorkerRegistration, ServiceWorkerVersion
 from ._session import BrowserSession, run_browser_session
 from ._shared_browser import SharedBrowser, run_shared_browser
@@ -50,10 +52,12 @@ __all__ = [
     "ContextSession",
     "Download",
     "ElementHandle",
+    "Frame",
     "KeyPress",
     "Page",
     "PageState",
     "RefTable",
+    "Screencast",
     "ServiceWorkerRegistration",
     "ServiceWorkerVersion",
     "SessionDirs",
@@ -67,6 +71,7 @@ __all__ = [
     "exception_text",
     "insert_text",
     "key_events",
+    "live_input_commands",
     "modifier_bits",
     "mouse_click",
     "mouse_move",

@@ -11,7 +11,7 @@ from urllib.parse import quote
 import httpx
 
 from .._errors import ServiceError
-from ..conversations import SessionInfo
+from ..conversations import HandoffInfo, SessionInfo
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the service is unreachable or failed
@@ -79,6 +79,8 @@ def format_session(info: SessionInfo) -> str:
     )
     if info.last_error:
         line += f" last_error={json.dumps(info.last_error[:80])}"
+    if info.handoff is not None:  # issue 21: a person holds (or was offered) the browser
+        line += f" handoff={info.handoff.state} reason={json.dumps(info.handoff.reason[:80])}"
     return line
 
 
@@ -89,7 +91,9 @@ def show_sessions(url: str, token: str | None, as_json: bool) -> int:
         return EXIT_OK
     rows = payload.get("sessions", [])
     for row in rows:
-        print(format_session(SessionInfo(**row)))
+        handoff = row.get("handoff")
+        fields = row | {"handoff": HandoffInfo(**handoff) if isinstance(handoff, dict) else None}
+        print(format_session(SessionInfo(**fields)))
     if not rows:
         print("no sessions", file=sys.stderr)
     return EXIT_OK

@@ -3,6 +3,7 @@ carries (why the browser is new, what the page did meanwhile)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -14,30 +15,45 @@ from ..browser import BROWSER_CRASHED_DURING_CALL, BrowserSession, SessionDirs
 from ..sources import Browser
 from ..tools import Tool, ToolContext, ToolOutput, run_tool
 from ._conversation import Conversation
+from ._handoffs import wait_handed_back
 from ._lifecycle import Lifecycle
 
 CallBody = Callable[["CallAccess"], Awaitable[ToolOutput]]
 
 
 def tool_body(
-    lifecycle: Lifecycle, tool: Tool, args: dict[str, Any], timeout: float, working_dir: Path
+    lifecycle: Lifecycle,
+    tool: Tool,
+    args: dict[str, Any],
+    timeout: float,
+    deadline: float,
+    working_dir: Path,
 ) -> CallBody:
-    """The body of a call of `tool`: its timeout bounds the call from the moment the body
-    starts (the conversation's turn taken), the browser's launch included."""
+    """The body of a call of `tool`: its timeout bounds the call from the moment the
+    conversation's turn was taken (`deadline`), the browser's launch (and a wait for a person
+    holding the browser) included."""
 
     async def body(access: CallAccess) -> ToolOutput:
-        deadline = trio.current_time() + timeout
         ctx = ToolContext(lifecycle.settings, working_dir, timeout, deadline, access)
         return await run_tool(ctx, tool, args)
 
     return body
 
 
-async def run_call(lifecycle: Lifecycle, conv: Conversation, body: CallBody) -> ToolOutput:
+async def run_call(
+    lifecycle: Lifecycle, conv: Conversation, body: CallBody, deadline: float = math.inf
+) -> ToolOutput:
     """Run one call (`body`, a tool's in production) in `conv`, whose turn the caller holds.
     A call stopped by a lifecycle step (delete, reset, crash, shutdown) answers with an error
-    that says why."""
+    that says why. While a person holds the browser (issue 21), the call waits for them until
+    trio time `deadline`, and then fails saying so."""
     await conv.wait_until_settled()
+    handed_back = None
+    if conv.handoff is not None:  # a person holds, or held, the browser
+        if (busy := await wait_handed_back(conv, deadline)) is not None:
+            return ToolOutput.error(busy)
+        handed_back = conv.take_handoff_note()
+        await conv.wait_until_settled()  # the hand-over may have ended with a close (reset)
     if conv.deleted:
         return ToolOutput.error("The conversation was deleted; the call was not run.")
     with trio.CancelScope() as scope:
@@ -49,6 +65,8 @@ async def run_call(lifecycle: Lifecycle, conv: Conversation, body: CallBody) -> 
     if scope.cancelled_caught:
         output = ToolOutput.error(_stopped_message(call.stopped_because))
     notes = [note] if (note := lifecycle.take_note(call, conv)) else []
+    if handed_back is not None:
+        notes.insert(0, handed_back)
     if (browser := conv.browser or call.browser) is not None:
         notes += browser.take_notes()  # what the page did: dialogs, popups, a crash
     if output.is_error:
@@ -82,6 +100,10 @@ class CallAccess:
 
     def dirs(self) -> SessionDirs:
         return self._lifecycle.dirs(self._conv)
+
+    def request_handoff(self, reason: str) -> str:
+        """Hand the browser to a person (issue 21): the live view's URL."""
+        return self._lifecycle.handoffs.open(self._conv, reason).url
 
 
 def _session(browser: Browser) -> BrowserSession:

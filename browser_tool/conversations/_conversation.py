@@ -31,6 +31,7 @@ from .._conversation_ids import ConversationId
 from .._errors import CloseReason
 from ..browser import SessionDirs
 from ..sources import Browser
+from ._handoff import Handoff
 
 
 class ConversationState(enum.Enum):
@@ -96,6 +97,8 @@ class Conversation:
     # the call that starts its successor.
     lost_because: str | None = None
     turn: trio.Lock = field(default_factory=trio.Lock)
+    # Issue 21: a person holds the browser (or did, until the next call says so): see _handoff.
+    handoff: Handoff | None = None
     _changed: trio.Event | None = None  # made only when someone waits (moves are per call)
 
     def _move(self, to: ConversationState) -> None:
@@ -162,6 +165,7 @@ class Conversation:
             return False
         self.browser = None
         self.lost_because = browser.lost_because()
+        self._end_handoff("the browser crashed", "browser_gone")
         if self.state is _S.READY:
             self._move(_S.NO_BROWSER)
         if self.call is not None and self.call.browser is browser:
@@ -183,6 +187,7 @@ class Conversation:
         browser -> CLOSING (an expiry already moved it)."""
         if self.call is not None:
             self.call.stop(reason)
+        self._end_handoff(f"the browser was closed ({reason})", "browser_gone")
         if self.browser is not None and self.state in (_S.READY, _S.IN_CALL):
             self._move(_S.CLOSING)
 
@@ -200,10 +205,33 @@ class Conversation:
         self.last_active = now
 
     def delete(self, reason: CloseReason) -> None:
-        """Any state -> DELETED (final); the call in flight is stopped."""
+        """Any state -> DELETED (final); the call in flight (and a hand-over) is stopped."""
         self._move(_S.DELETED)
+        self._end_handoff(f"the conversation ended ({reason})", "deleted")
         if self.call is not None:
             self.call.stop(reason)
+
+    def hand_over(self, handoff: Handoff) -> None:
+        """A person gets the browser: calls wait and the idle clock stops until it is over."""
+        if self.deleted or self.handed_over:
+            raise IllegalTransition(f"conversation {self.conversation_id!r}: hand-over refused")
+        self.handoff = handoff
+
+    def handed_back(self, now: float) -> None:
+        """The hand-over is over: the idle clock starts again from `now`."""
+        self.last_active = now
+
+    def _end_handoff(self, why: str, event: str) -> None:
+        if self.handoff is not None:
+            self.handoff.end(why, trio.current_time(), event=event)
+
+    def take_handoff_note(self) -> str | None:
+        """What the ended hand-over did, said once (by the call that runs after it)."""
+        handoff = self.handoff
+        if handoff is None or not handoff.over:
+            return None
+        self.handoff = None
+        return handoff.note()
 
     def moved_here(self) -> None:
         """It was moved here from another instance: unless a browser runs for it here, the
@@ -252,11 +280,16 @@ class Conversation:
         return self.browser is not None
 
     @property
+    def handed_over(self) -> bool:
+        """A person holds the browser (issue 21): nothing may freeze, reap or drive it."""
+        return self.handoff is not None and not self.handoff.over
+
+    @property
     def has_call(self) -> bool:
         return self.call is not None
 
     def idle_for(self, now: float) -> float:
-        return 0.0 if self.has_call else now - self.last_active
+        return 0.0 if self.has_call or self.handed_over else now - self.last_active
 
     def due(self, now: float, max_lifetime: float) -> tuple[Due | None, float]:
         """What the clock should do now (a `Due`, or None), and the trio
@@ -266,6 +299,8 @@ class Conversation:
         and a browser's lifetime ends after the call that outlives it. A conversation with no
         browser and no call for `max_lifetime` is forgotten with its files.
         """
+        if self.handed_over:
+            return None, math.inf  # the idle clock waits for the person; the end pokes it
         browser = self.browser
         if self.state is ConversationState.READY and browser is not None and browser.alive:
             life_at = browser.started_at + max_lifetime

@@ -23,6 +23,7 @@ from .._settings import Settings
 from ..browser import SessionDirs
 from ..sources import Browser, SourceFactory
 from ._conversation import ActiveCall, Conversation, ConversationState, Due
+from ._handoffs import Handoffs
 from ._reports import CleanupReport
 
 log = logging.getLogger("browser_tool.manager")
@@ -51,6 +52,7 @@ class Lifecycle:
         self._source = source_factory(settings, instance_id, nursery, self._on_closed, metrics)
         self._changed = trio.Event()
         self._clock_wakes_at = math.inf
+        self.handoffs = Handoffs(self.conversations, nursery, metrics, self.poke)  # issue 21
 
     # ---- who waits on what ----------------------------------------------------------------
 

@@ -34,6 +34,8 @@ from ..tools import ToolOutput, find_tool, prepare_input
 from ._calls import run_call, tool_body
 from ._clock import run_clock
 from ._conversation import ConversationState, take_turn
+from ._handoff import DEFAULT_TTL
+from ._handoffs import HandoffTicket
 from ._lifecycle import Lifecycle
 from ._reports import POOLED, CleanupReport, SessionInfo
 
@@ -63,6 +65,7 @@ class BrowserSessionManager:
         self._lifecycle = Lifecycle(
             settings, self.instance_id, nursery, self.metrics, source_factory
         )
+        self.handoffs = self._lifecycle.handoffs  # issue 21: the live view's side of hand-overs
 
     async def call_tool(self, conversation_id: str, name: str, tool_input: object) -> ToolOutput:
         """Run tool `name` for `conversation_id`.
@@ -86,8 +89,9 @@ class BrowserSessionManager:
         conv = self._lifecycle.conversation(cid)
         try:
             async with take_turn(conv):
-                body = tool_body(self._lifecycle, tool, args, timeout, self.working_dir)
-                output = await run_call(self._lifecycle, conv, body)
+                deadline = trio.current_time() + timeout
+                body = tool_body(self._lifecycle, tool, args, timeout, deadline, self.working_dir)
+                output = await run_call(self._lifecycle, conv, body, deadline)
         except trio.Cancelled:  # its caller gave up (a client hung up): still a call, failed
             self._count(name, ToolOutput.error("cancelled by the caller"), started)
             raise
@@ -113,6 +117,16 @@ class BrowserSessionManager:
                 finally:
                     self._lifecycle.end_call(conv, counted=False)
         raise SessionClosedError(conversation_id, call.stopped_because or "closed")
+
+    async def hand_over(
+        self, conversation_id: str, reason: str = "", ttl: float = DEFAULT_TTL
+    ) -> HandoffTicket:
+        """Hand the conversation's browser to a person for at most `ttl` seconds (issue 21),
+        launching it first if needed: its calls wait until the person is done. Raises
+        InvalidInputError, HandoffError (see `Handoffs.hand_over`) and what `get_or_create`
+        raises."""
+        cid = validate_conversation_id(conversation_id)
+        return await self.handoffs.hand_over(cid, reason, ttl, self.get_or_create)
 
     async def kill_session(
         self, conversation_id: str, reason: CloseReason = CloseReason.DELETE
@@ -180,6 +194,9 @@ class BrowserSessionManager:
                     last_error=conv.last_error,
                     rss_bytes=group_rss_bytes(browser.pid) if browser else 0,
                     shared=browser.shares_chrome if browser else False,
+                    handoff=handoff.info(now)
+                    if (handoff := conv.handoff) and not handoff.over
+                    else None,
                 )
             )
         for browser in self._lifecycle.standby():  # launched ahead, for no conversation yet
@@ -221,6 +238,7 @@ class BrowserSessionManager:
         session in parallel within `shutdown_timeout` and delete their files. Never raises."""
         lifecycle = self._lifecycle
         lifecycle.closing = True
+        self.handoffs.end_all("the service is shutting down")
         with trio.CancelScope(shield=True):
             with trio.move_on_after(self.settings.call_grace):
                 while any(conv.has_call for conv in lifecycle.conversations.values()):

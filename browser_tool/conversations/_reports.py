@@ -7,6 +7,8 @@ from typing import Any
 
 from chrome_launcher import ChromeState, KillReport
 
+from ._handoff import HandoffInfo
+
 # The values of SessionInfo.state: the browser's own state; "starting" also for a
 # conversation whose call is launching its first browser; "pooled" for a browser launched
 # ahead that no conversation has yet (its conversation_id is its pool slot's name).
@@ -65,6 +67,8 @@ class SessionInfo:
     # The Chrome (`pid`) is shared with other conversations, each in a browser context of its
     # own (isolation "context"); `rss_bytes` is then the whole shared group's.
     shared: bool = False
+    # Issue 21: a person holds the browser (or was offered it), with why and until when.
+    handoff: HandoffInfo | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -139,6 +139,9 @@ class Endpoints:
         Raises AttributeError, at start-up, when the table names a method this class lacks.
         """
         names = {
-            op.handler for route in ROUTES if not route.is_mcp for op in route.operations.values()
+            op.handler
+            for route in ROUTES
+            if not (route.is_mcp or route.live_view)  # the live view serves its own (issue 21)
+            for op in route.operations.values()
         }
         return {name: getattr(self, name) for name in sorted(names)}

@@ -16,6 +16,7 @@ import trio
 
 from .._errors import ClientGone, HttpError
 from ._endpoints import Endpoints, Request
+from ._live_view import LiveView
 from ._routes import find_route
 from ._service_parts import ServiceParts
 from ._wire import (
@@ -37,7 +38,7 @@ class HttpApp:
 
     def __init__(self, parts: ServiceParts, nursery: trio.Nursery, *, mcp: AsgiApp) -> None:
         """`nursery` outlives every request (the service's): request helpers run there."""
-        self._handlers = Endpoints(parts, nursery).handlers()
+        self._handlers = Endpoints(parts, nursery).handlers() | LiveView(parts, nursery).handlers()
         self._inflight = parts.inflight
         self._shutdown = parts.shutdown
         self._mcp = mcp
@@ -72,7 +73,7 @@ class HttpApp:
             # about the API (not even 404 from 405), only the probe answers it.
             found = find_route(path)
             is_probe = found is not None and found[0].is_probe
-            if not is_probe and not self._authorized(scope):
+            if (found is None or found[0].needs_token) and not self._authorized(scope):
                 raise _unauthorized()
             if found is None:
                 raise HttpError(

@@ -75,6 +75,7 @@ async def run_http_service(
                     raise
                 reason = leaf.strerror or str(leaf)
                 raise ListenError(f"cannot listen on {config.bind[0]}: {reason}") from leaf
+            parts.manager.handoffs.serve_at(settings.public_url or binds[0])  # issue 21
             announce(binds[0])
             await parts.wait_stopped()
             nursery.cancel_scope.cancel()

@@ -15,7 +15,13 @@ def render_metrics(manager: BrowserSessionManager) -> str:
     for info in sessions:
         key: Labels = (("state", info.state),)
         by_state[key] = by_state.get(key, 0.0) + 1
+    # Issue 21: hand-overs to a person open now, offered (link not opened yet) or held.
+    handoffs: dict[Labels, float] = {(("state", "offered"),): 0.0, (("state", "held"),): 0.0}
+    for info in sessions:
+        if info.handoff is not None:
+            handoffs[(("state", info.handoff.state),)] += 1
     gauges: dict[str, dict[Labels, float]] = {
+        "browser_tool_human_handoffs": handoffs,
         "browser_tool_sessions": by_state,
         # A shared Chrome appears once per conversation on it: count each group once.
         "browser_tool_sessions_rss_bytes": {

@@ -18,6 +18,9 @@ _ERROR_MEANINGS = {
     400: "Bad request: invalid conversation id, body not a JSON object, or invalid input",
     401: "Missing or wrong bearer token (when BROWSER_TOOL_TOKEN is set)",
     404: "Unknown tool",
+    403: "The hand-over link or the page's secret is not (or no longer) valid",
+    409: "A person holds the conversation's browser already",
+    410: "The hand-over is over",
     413: "Body over BROWSER_TOOL_MAX_BODY_BYTES",
     503: "The service is shutting down",
 }
@@ -93,6 +96,41 @@ _SCHEMAS: dict[str, Any] = {
                 "description": "pid is a Chrome shared with other conversations (isolation "
                 "context), each in a browser context of its own",
             },
+            "handoff": {
+                "description": "A hand-over to a person, while one is open (issue 21)",
+                "oneOf": [{"type": "null"}, {"$ref": "#/components/schemas/HandoffInfo"}],
+            },
+        },
+    },
+    # Issue 21: hand-over to a person.
+    "HandoffInfo": {
+        "type": "object",
+        "properties": {
+            "reason": {"type": "string"},
+            "state": {"type": "string", "enum": ["offered", "held"]},
+            "age_s": {"type": "number"},
+            "held_s": {"type": ["number", "null"]},
+            "expires_in_s": {"type": "number"},
+        },
+    },
+    "Handoff": {
+        "type": "object",
+        "properties": {
+            "conversation_id": {"type": "string"},
+            "url": {
+                "type": "string",
+                "description": "The live view link; its fragment is the single-use token",
+            },
+            "reason": {"type": "string"},
+            "expires_in_s": {"type": "number"},
+        },
+    },
+    "LiveState": {
+        "type": "object",
+        "properties": {
+            "reason": {"type": "string"},
+            "url": {"type": "string", "description": "The current tab's address"},
+            "expires_in_s": {"type": "number"},
         },
     },
 }

@@ -53,6 +53,11 @@ class Route:
     operations: Mapping[str, Operation]
     is_probe: bool = False
     is_mcp: bool = False
+    # Issue 21: served by the live view (`_live_view.LiveView`) rather than `Endpoints`; and,
+    # with `own_secret`, without the bearer token: the hand-over's token or page secret (or
+    # nothing, for the static page) guards it instead, since a person's browser has no token.
+    live_view: bool = False
+    own_secret: bool = False
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -69,6 +74,11 @@ class Route:
     def parameters(self) -> tuple[str, ...]:
         """The path parameters, in template order."""
         return tuple(_PLACEHOLDER.findall(self.template))
+
+    @property
+    def needs_token(self) -> bool:
+        """Whether the bearer token guards this route (see `is_probe`, `own_secret`)."""
+        return not (self.is_probe or self.own_secret)
 
     def operation(self, method: str, path: str) -> Operation:
         """The operation for `method`. Raises HttpError(405) naming the allowed methods."""
@@ -120,6 +130,83 @@ def _mcp_operations(whose: str, *, in_path: bool) -> dict[str, Operation]:
         "GET": Operation("mcp", "MCP: a handshake session's event stream", answers, (401,)),
         "DELETE": Operation("mcp", "MCP: end a handshake session", answers, (401,)),
     }
+
+
+_LIVE = _CONVERSATION + "/live"
+_LIVE_REFUSED = "403: the link or the page's secret is not (or no longer) valid"
+
+
+def _live_route(tail: str, method: str, handler: str, summary: str, answer: Payload) -> Route:
+    operation = Operation(handler, summary, {200: answer}, errors=(400, 403, 410, 413, 503))
+    return Route(_LIVE + tail, {method: operation}, live_view=True, own_secret=True)
+
+
+_LIVE_STATE = Payload("What the page shows", component_ref("LiveState"))
+# The hand-over's routes (issue 21): opened with the bearer token, used by a person's browser
+# with the link's token, then the page's secret (a cookie): see docs/http-api.md.
+LIVE_ROUTES: tuple[Route, ...] = (
+    Route(
+        _CONVERSATION + "/handoff",
+        {
+            "POST": Operation(
+                "handoff",
+                "Hand the conversation's browser to a person: a single-use live view link",
+                {200: Payload("The link and how long it is valid", component_ref("Handoff"))},
+                errors=(400, 401, 409, 413, 503),
+                request=Payload(
+                    "Why (shown to the person and the model), and the link's life",
+                    {
+                        "type": "object",
+                        "properties": {
+                            "reason": {"type": "string", "maxLength": 500},
+                            "ttl": {
+                                "type": ["string", "number"],
+                                "description": 'A duration ("10m") or seconds; default 10m, '
+                                "at most 1h",
+                            },
+                        },
+                    },
+                ),
+            )
+        },
+        live_view=True,
+    ),
+    Route(
+        _LIVE,
+        {
+            "GET": Operation(
+                "live_page",
+                "The live view page (no token: it claims the hand-over with the link's token)",
+                {200: Payload("The page", {"type": "string"}, "text/html")},
+            )
+        },
+        live_view=True,
+        own_secret=True,
+    ),
+    _live_route(
+        "/claim",
+        "POST",
+        "live_claim",
+        "Spend the link's token; the answer sets the page's secret cookie",
+        _LIVE_STATE,
+    ),
+    _live_route("/state", "GET", "live_state", "What the page shows (page secret)", _LIVE_STATE),
+    _live_route(
+        "/frame",
+        "GET",
+        "live_frame",
+        "The next screencast frame after ?after=N (long poll; 204: none yet)",
+        Payload("A JPEG frame", {"type": "string"}, "image/jpeg"),
+    ),
+    _live_route(
+        "/input",
+        "POST",
+        "live_input",
+        "Forward the person's mouse, wheel and keyboard events",
+        Payload("How many events were sent"),
+    ),
+    _live_route("/done", "POST", "live_done", "The person is done: hand back", Payload("Ended")),
+)
 
 
 ROUTES: tuple[Route, ...] = (
@@ -250,4 +337,5 @@ ROUTES: tuple[Route, ...] = (
         "/openapi.json",
         {"GET": Operation("openapi", "This document", {200: Payload("OpenAPI 3.1")})},
     ),
+    *LIVE_ROUTES,
 )

@@ -28,6 +28,8 @@ class ServiceParts:
         """Return once a stop was requested and the calls in flight ended or were stopped
         (see `Shutdown.drain`); the caller then cancels what still serves."""
         await self.shutdown.requested.wait()
+        # Issue 21: calls waiting for a person would hold the drain up for its whole grace.
+        self.manager.handoffs.end_all("the service is shutting down")
         await self.shutdown.drain(self.inflight, self.settings.call_grace)
 
 

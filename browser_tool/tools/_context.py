@@ -45,6 +45,12 @@ class ConversationAccess(Protocol):
         SessionClosedError once the conversation was deleted."""
         ...
 
+    def request_handoff(self, reason: str) -> str:
+        """Hand the running browser to a person (issue 21) and return the live view's link;
+        the conversation's later calls wait until they are done. Raises HandoffError when no
+        HTTP service serves the live view here, or a hand-over is open already."""
+        ...
+
 
 @dataclass(frozen=True)
 class ToolContext:

@@ -26,6 +26,7 @@ from ._network_sources import network_sources
 from ._offline import set_offline
 from ._output import ToolOutput, spill_large_text
 from ._read_image import read_image
+from ._request_human import REQUEST_HUMAN_TOOL
 from ._resize import check_dimensions, resize
 from ._screenshot import screenshot
 from ._service_workers import service_workers
@@ -187,6 +188,7 @@ TOOLS: tuple[Tool, ...] = (
     UPLOAD_TOOL,
     WAIT_FOR_TOOL,
     *HISTORY_TOOLS,
+    REQUEST_HUMAN_TOOL,  # issue 21
 )
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
 

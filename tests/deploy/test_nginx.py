@@ -150,3 +150,43 @@ async def test_conversations_stay_on_one_instance_and_move_when_it_stops(
             assert answer.json()["error"]["code"] == "per_instance"
             assert UPSTREAM_HEADER not in answer.headers
     assert leftover_files(state_b) == []
+
+
+async def test_the_live_view_of_a_hand_over_goes_through_the_proxy(
+    state_dir: Path, nginx_binary: str
+) -> None:
+    """Issue 21: the link, the page's claim, its frames, input and Done all reach the instance
+    that runs the conversation's browser (its id is in every path), by plain HTTP."""
+    state_b = state_dir.parent / "state-b"
+    async with (
+        running_service(state_dir) as a,
+        running_service(state_b) as b,
+        running_nginx(nginx_binary, state_dir.parent / "nginx", [_address(a), _address(b)]) as n,
+        n.client() as proxy,
+    ):
+        conversation = "conv-live"
+        opened = await proxy.post(f"/v1/conversations/{conversation}/handoff", json={"ttl": 60})
+        assert opened.status_code == 200, opened.text
+        owner = served_by(opened)
+        assert owner in (_address(a), _address(b))
+        # The instances do not know the proxy's address here (BROWSER_TOOL_PUBLIC_URL would
+        # say it): the link's path and fragment are what the person's browser sends on.
+        link = httpx.URL(opened.json()["url"])
+        token = link.fragment
+        live = link.path
+        assert live == f"/v1/conversations/{conversation}/live"
+        page = await proxy.get(live)
+        claimed = await proxy.post(f"{live}/claim", json={"token": token})
+        assert claimed.status_code == 200, claimed.text
+        frame = await proxy.get(f"{live}/frame", params={"after": 0})
+        assert frame.status_code == 200, frame.text
+        assert frame.headers["content-type"] == "image/jpeg"
+        move = {"type": "mouse", "action": "move", "x": 5, "y": 5}
+        sent = await proxy.post(f"{live}/input", json={"events": [move]})
+        assert sent.json() == {"sent": 1}
+        done = await proxy.post(f"{live}/done")
+        assert done.status_code == 200, done.text
+        served = [served_by(r) for r in (page, claimed, frame, sent, done)]
+        assert served == [owner] * 5
+        again = await proxy.post(f"{live}/claim", json={"token": token})
+        assert again.status_code == 403

@@ -9,6 +9,7 @@ import json
 import urllib.parse
 from pathlib import Path
 
+import httpx
 import pytest
 import trio
 
@@ -129,3 +130,80 @@ async def test_hostile_paths_bodies_and_methods_never_get_a_500(state_dir: Path)
         assert b'"ok"' in answer
     # Nothing was written outside the state root's own layout by any of it.
     assert {p.name for p in state_dir.iterdir()} <= {"pids", "instances", "sessions", "tmp"}
+
+
+async def test_hostile_requests_to_the_live_view_never_get_a_500(state_dir: Path) -> None:
+    """Issue 21: the hand-over's routes, which answer without the bearer token."""
+    async with running_service(state_dir) as service:
+        url = service.url
+        tails = ("/live", "/live/claim", "/live/state", "/live/frame", "/live/input", "/live/done")
+        for conversation in HOSTILE_IDS:
+            for method, tail in (("POST", "/handoff"), *(("GET", t) for t in tails)):
+                target = f"/v1/conversations/{conversation}{tail}"
+                status, body = await raw_request(url, request(method, target, b"{}"))
+                our_error(status, body)
+                if not valid_id(conversation):
+                    assert status in (400, 404, 405), (target[:80], status, body[:200])
+        # A hand-over to attack (it launches the conversation's browser).
+        status, body = await raw_request(
+            url, request("POST", "/v1/conversations/c1/handoff", b'{"ttl": "5m"}')
+        )
+        assert status == 200, body
+        token = json.loads(body)["url"].split("#", 1)[1]
+        live = "/v1/conversations/c1/live"
+        claims = [
+            b"",
+            b"{",
+            b'{"token": 5}',
+            b'{"token": null}',
+            b'{"token": ["x"]}',
+            b'{"token": "' + b"x" * 100_000 + b'"}',
+            b'{"token": "\\ud800"}',
+            b'{"token": "\\u0000"}',
+            b"[" * 50_000 + b"]" * 50_000,
+        ]
+        for claim in claims:
+            status, body = await raw_request(url, request("POST", f"{live}/claim", claim))
+            assert our_error(status, body) in ("invalid_json", "handoff_refused"), (
+                claim[:40],
+                body,
+            )
+        cookies = ["bt_live=", "bt_live=\xff\xfe", "bt_live=a; bt_live=b", "=;;;=", "bt_live" * 500]
+        for cookie in cookies:
+            for method, tail in (("GET", "/state"), ("GET", "/frame"), ("POST", "/done")):
+                status, body = await raw_request(
+                    url, request(method, f"{live}{tail}", b"", f"Cookie: {cookie}")
+                )
+                assert our_error(status, body) == "handoff_refused", (cookie, tail, body)
+        async with httpx.AsyncClient(base_url=url) as person:
+            claimed = await person.post(f"{live}/claim", json={"token": token})
+            assert claimed.status_code == 200, claimed.text
+            secret = person.cookies["bt_live"]
+        cookie = f"Cookie: bt_live={secret}"
+        for after in ("-1", "abc", "9" * 30, "1e3", "%00", "1&after=2", "\u0661"):
+            status, body = await raw_request(
+                url, request("GET", f"{live}/frame?after={urllib.parse.quote(after)}", b"", cookie)
+            )
+            assert status in (200, 204, 400), (after, status, body[:200])
+            our_error(status, body)
+        inputs = [
+            b"{",
+            b"[]",
+            b'{"events": null}',
+            b'{"events": [null, 1, "x", []]}',
+            b'{"events": [{"type": "mouse", "action": "down", "x": 1e308, "y": -1e308}]}',
+            b'{"events": [{"type": "mouse", "action": "down", "x": NaN, "y": 1}]}',
+            b'{"events": [{"type": "key", "action": "down", "key": "\\ud800"}]}',
+            b'{"events": [{"type": "text", "text": "\\udfff"}]}',
+            b'{"events": [{"type": "key", "action": "down", "key": "a", "commands": "selectAll"}]}',
+            b'{"events": ['
+            + b'{"type": "mouse", "action": "move", "x": 1, "y": 1},' * 300
+            + b"{}]}",
+            b'{"events": [{"type": "wheel", "x": 1, "y": 1, "dx": 1e5, "dy": -1e5}]}',
+        ]
+        for body in inputs:
+            status, answer = await raw_request(url, request("POST", f"{live}/input", body, cookie))
+            assert status in (200, 400), (body[:60], status, answer[:200])
+            our_error(status, answer)
+        status, body = await raw_request(url, request("GET", "/healthz"))
+        assert status == 200  # still up and answering

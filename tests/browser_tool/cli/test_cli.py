@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from browser_tool import SessionInfo, tool_definitions
 from browser_tool.cli._client import conversation_url, default_url, format_session
 from browser_tool.cli._main import main
+from browser_tool.conversations import HandoffInfo
 
 
 def test_tools_prints_the_definitions(capsys: pytest.CaptureFixture[str]) -> None:
@@ -150,6 +152,8 @@ def test_session_line_format() -> None:
     failed = SessionInfo(**(info.to_json() | {"pid": None, "last_error": 'Timeout "x"'}))
     assert format_session(failed).endswith('calls=12 last_error="Timeout \\"x\\""')
     assert " pid=- " in format_session(failed)
+    held = replace(info, handoff=HandoffInfo("Sign in", "held", 5.0, 3.0, 595.0))  # issue 21
+    assert format_session(held).endswith('calls=12 handoff=held reason="Sign in"')
 
 
 def test_client_urls() -> None:

@@ -57,6 +57,14 @@ async def test_discovery_endpoints(state_dir: Path) -> None:
             "/healthz",
             "/metrics",
             "/openapi.json",
+            # issue 21: hand-over
+            "/v1/conversations/{conversation_id}/handoff",
+            "/v1/conversations/{conversation_id}/live",
+            "/v1/conversations/{conversation_id}/live/claim",
+            "/v1/conversations/{conversation_id}/live/state",
+            "/v1/conversations/{conversation_id}/live/frame",
+            "/v1/conversations/{conversation_id}/live/input",
+            "/v1/conversations/{conversation_id}/live/done",
         }
 
         metrics = await client.get("/metrics")

@@ -10,6 +10,7 @@ import pytest
 
 from browser_tool import HttpError, tool_definitions
 from browser_tool.server._endpoints import Endpoints
+from browser_tool.server._live_view import LiveView
 from browser_tool.server._openapi import openapi_document
 from browser_tool.server._routes import ROUTES, find_route
 
@@ -82,11 +83,27 @@ def test_only_the_probe_is_open() -> None:
     assert [route.template for route in ROUTES if route.is_probe] == ["/healthz"]
 
 
+def test_without_the_token_only_the_probe_and_the_live_view_are_served() -> None:
+    open_routes = [route.template for route in ROUTES if not route.needs_token]
+    live = "/v1/conversations/{conversation_id}/live"
+    assert open_routes == [
+        "/healthz",
+        live,
+        *(f"{live}/{tail}" for tail in ("claim", "state", "frame", "input", "done")),
+    ]
+    # Opening a hand-over needs the token; only using one does not.
+    handoff = find_route("/v1/conversations/c1/handoff")
+    assert handoff is not None
+    assert handoff[0].needs_token
+
+
 def test_every_operation_names_an_endpoint_method() -> None:
     for route in ROUTES:
         for operation in route.operations.values():
             if route.is_mcp:  # served whole by the MCP endpoint (the SDK's transport)
                 assert operation.handler == "mcp"
+            elif route.live_view:  # issue 21: the hand-over's door
+                assert callable(getattr(LiveView, operation.handler, None)), operation.handler
             else:
                 assert callable(getattr(Endpoints, operation.handler, None)), operation.handler
 

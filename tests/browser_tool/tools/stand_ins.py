@@ -21,7 +21,7 @@ from typing import Any, Protocol, cast
 
 import trio
 
-from browser_tool import BrowserSession, Settings, ToolError
+from browser_tool import BrowserSession, HandoffError, Settings, ToolError
 from browser_tool.browser import PAGE_CRASHED_DURING_CALL, Download, RefTable, SessionDirs
 from browser_tool.browser._console import ConsoleBuffer
 from browser_tool.browser._workers import Workers
@@ -213,6 +213,9 @@ class StandInConversation:
         for path in (dirs.root, dirs.downloads, dirs.screenshots, dirs.outputs):
             path.mkdir(parents=True, exist_ok=True)
         return dirs
+
+    def request_handoff(self, reason: str) -> str:
+        raise HandoffError("unserved", "no live view in the stand-in")
 
 
 def make_context(
