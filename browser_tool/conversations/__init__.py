@@ -6,13 +6,17 @@ Browsers come from `sources`, below.
 
 from ._conversation import ConversationState
 from ._manager import BrowserSessionManager, open_session_manager
+from ._profiles import PROFILE_NAME_PATTERN, ProfileInfo, validate_profile_name
 from ._reports import SESSION_STATES, CleanupReport, SessionInfo
 
 __all__ = [
+    "PROFILE_NAME_PATTERN",
     "SESSION_STATES",
     "BrowserSessionManager",
     "CleanupReport",
     "ConversationState",
+    "ProfileInfo",
     "SessionInfo",
     "open_session_manager",
+    "validate_profile_name",
 ]

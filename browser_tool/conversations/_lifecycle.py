@@ -23,6 +23,7 @@ from .._settings import Settings
 from ..browser import SessionDirs
 from ..sources import Browser, SourceFactory
 from ._conversation import ActiveCall, Conversation, ConversationState, Due
+from ._profiles import ProfileRegistry
 from ._reports import CleanupReport
 
 log = logging.getLogger("browser_tool.manager")
@@ -47,6 +48,7 @@ class Lifecycle:
         self.conversations: dict[str, Conversation] = {}  # made only via `conversation`
         self.closing = False  # the manager is shutting down: no new launches
         self._layout = StateLayout(settings.state_dir)
+        self.profiles = ProfileRegistry(self._layout.profiles_dir, instance_id)
         self._nursery = nursery
         self._source = source_factory(settings, instance_id, nursery, self._on_closed, metrics)
         self._changed = trio.Event()
@@ -128,9 +130,10 @@ class Lifecycle:
         if self.closing:
             raise SessionError("The service is shutting down.")
         dirs = self.dirs(conv)
+        profile_dir = self.profiles.path(conv.profile) if conv.profile else None
         conv.launching()
         try:
-            browser = await self._source.acquire(conv.conversation_id, dirs)
+            browser = await self._source.acquire(conv.conversation_id, dirs, profile_dir)
         except BaseException:
             conv.launch_failed()
             if conv.deleted:  # the stopped launch may have written after delete's removal
@@ -188,6 +191,7 @@ class Lifecycle:
             return CleanupReport(conversation_id, existed=False)
         conv.delete(reason)
         report = await self._release(conv, reason)
+        self.profiles.release(conv.profile, conversation_id)  # its Chrome is gone: free it
         dirs = conv.dirs or SessionDirs(self._dir_path(conversation_id))
         errors = list(report.errors)
         if error := await dirs.remove():
@@ -232,6 +236,7 @@ class Lifecycle:
         """Drop the record `expire` moved to DELETED, and its files."""
         if self.conversations.get(conv.conversation_id) is conv:
             del self.conversations[conv.conversation_id]
+            self.profiles.release(conv.profile, conv.conversation_id)
             if conv.dirs is not None:
                 self._nursery.start_soon(_remove_logged, conv.conversation_id, conv.dirs)
 

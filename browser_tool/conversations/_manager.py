@@ -24,7 +24,13 @@ from chrome_launcher import InstanceLock, StateLayout, group_rss_bytes
 from orphan_reaper import ReapReport, reap_orphans
 
 from .._conversation_ids import validate_conversation_id
-from .._errors import CloseReason, InvalidInputError, SessionClosedError, ToolError
+from .._errors import (
+    CloseReason,
+    ConflictError,
+    InvalidInputError,
+    SessionClosedError,
+    ToolError,
+)
 from .._metrics import Metrics
 from .._settings import Settings
 from .._tasks import raise_sole
@@ -35,6 +41,7 @@ from ._calls import run_call, tool_body
 from ._clock import run_clock
 from ._conversation import ConversationState, take_turn
 from ._lifecycle import Lifecycle
+from ._profiles import ProfileInfo, validate_profile_name
 from ._reports import POOLED, CleanupReport, SessionInfo
 
 log = logging.getLogger("browser_tool.manager")
@@ -159,6 +166,45 @@ class BrowserSessionManager:
         self._lifecycle.poke()
         return value
 
+    # ---- issue 21: persistent profiles ---------------------------------------------------
+
+    def bind_profile(self, conversation_id: str, profile: str) -> str:
+        """Bind the conversation to persistent profile `profile` (created if new) before its
+        first call: its Chrome then runs on `<state_dir>/profiles/<profile>/`, which outlives
+        it. Binding again to the same profile is a no-op. Returns the profile's name.
+
+        Raises InvalidInputError (a bad id or name) and ConflictError: the profile is held by
+        another live conversation (named), the conversation was used or is bound elsewhere,
+        or isolation is `context` (conversations share one Chrome, which has one profile).
+        """
+        cid = validate_conversation_id(conversation_id)
+        name = validate_profile_name(profile)
+        if self.settings.isolation == "context":
+            raise ConflictError(
+                "profiles_unavailable",
+                "Profiles apply in process mode only: with BROWSER_TOOL_ISOLATION=context, "
+                "conversations share one Chrome as browser contexts, and contexts cannot have "
+                "a persistent profile of their own (use storage-state to carry a login over).",
+            )
+        if self._lifecycle.closing:
+            raise ConflictError("shutting_down", "The service is shutting down.")
+        conv = self._lifecycle.conversation(cid)
+        if conv.profile == name:
+            return name
+        conv.check_binding(name)  # before the claim, which makes the profile's dir
+        self._lifecycle.profiles.claim(name, cid)
+        conv.bind_profile(name)  # no await since the check: it holds
+        return name
+
+    async def list_profiles(self) -> list[ProfileInfo]:
+        """Every persistent profile of the state root, with who holds it."""
+        return await self._lifecycle.profiles.list()
+
+    async def delete_profile(self, profile: str) -> bool:
+        """Delete a persistent profile; False when there is none. Raises InvalidInputError
+        for a bad name and ConflictError while a conversation (or a process) uses it."""
+        return await self._lifecycle.profiles.delete(validate_profile_name(profile))
+
     def list_sessions(self) -> list[SessionInfo]:
         """A snapshot of every conversation that has a browser or is in a call."""
         now = trio.current_time()
@@ -231,6 +277,7 @@ class BrowserSessionManager:
                     for conv in list(lifecycle.conversations.values()):
                         reason = CloseReason.SHUTDOWN
                         nursery.start_soon(lifecycle.delete, conv.conversation_id, reason)
+            lifecycle.profiles.close()
 
     def skip_call_grace(self) -> None:
         """A second shutdown signal: stop in-flight calls now."""
