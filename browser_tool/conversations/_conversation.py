@@ -96,6 +96,9 @@ class Conversation:
     # the call that starts its successor.
     lost_because: str | None = None
     profile: str | None = None  # the persistent profile it is bound to (issue 21), if any
+    # Origins whose localStorage was loaded into its browsers (issue 21): read back with the
+    # origins its tabs visited.
+    storage_origins: frozenset[str] = frozenset()
     turn: trio.Lock = field(default_factory=trio.Lock)
     _changed: trio.Event | None = None  # made only when someone waits (moves are per call)
 
@@ -249,6 +252,10 @@ class Conversation:
                 f"Conversation {self.conversation_id!r} has already been used: bind a profile "
                 "before its first call (or delete the conversation and bind it then).",
             )
+
+    def note_storage_origins(self, origins: list[str]) -> None:
+        """A storage state with localStorage of `origins` was loaded into its browser."""
+        self.storage_origins = self.storage_origins | frozenset(origins)
 
     def keep_dirs(self, dirs: SessionDirs) -> None:
         self.dirs = dirs

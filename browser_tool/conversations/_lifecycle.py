@@ -25,6 +25,7 @@ from ..sources import Browser, SourceFactory
 from ._conversation import ActiveCall, Conversation, ConversationState, Due
 from ._profiles import ProfileRegistry
 from ._reports import CleanupReport
+from ._storage import apply_pending
 
 log = logging.getLogger("browser_tool.manager")
 
@@ -145,6 +146,8 @@ class Lifecycle:
             if conv.deleted:
                 await dirs.remove()  # the launch wrote into it after kill_session removed it
             raise SessionClosedError(conv.conversation_id, reason)
+        if (loaded := await apply_pending(dirs, browser)) is not None:  # issue 21
+            conv.note_storage_origins([o["origin"] for o in loaded["origins"]])
         return browser
 
     def dirs(self, conv: Conversation) -> SessionDirs:

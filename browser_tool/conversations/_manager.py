@@ -24,23 +24,18 @@ from chrome_launcher import InstanceLock, StateLayout, group_rss_bytes
 from orphan_reaper import ReapReport, reap_orphans
 
 from .._conversation_ids import validate_conversation_id
-from .._errors import (
-    CloseReason,
-    ConflictError,
-    InvalidInputError,
-    SessionClosedError,
-    ToolError,
-)
+from .._errors import CloseReason, InvalidInputError, SessionClosedError, ToolError
 from .._metrics import Metrics
 from .._settings import Settings
 from .._tasks import raise_sole
-from ..browser import BrowserSession
+from ..browser import BrowserSession, StorageState, parse_storage_state
 from ..sources import LaunchSource, PoolSource, SharedSource, SourceFactory
 from ..tools import ToolOutput, find_tool, prepare_input
 from ._calls import run_call, tool_body
 from ._clock import run_clock
 from ._conversation import ConversationState, take_turn
 from ._lifecycle import Lifecycle
+from ._persistence import bind_profile, load_state, read_state
 from ._profiles import ProfileInfo, validate_profile_name
 from ._reports import POOLED, CleanupReport, SessionInfo
 
@@ -166,7 +161,7 @@ class BrowserSessionManager:
         self._lifecycle.poke()
         return value
 
-    # ---- issue 21: persistent profiles ---------------------------------------------------
+    # ---- issue 21: persistent profiles and storage state (see `_persistence`) -----------
 
     def bind_profile(self, conversation_id: str, profile: str) -> str:
         """Bind the conversation to persistent profile `profile` (created if new) before its
@@ -177,24 +172,7 @@ class BrowserSessionManager:
         another live conversation (named), the conversation was used or is bound elsewhere,
         or isolation is `context` (conversations share one Chrome, which has one profile).
         """
-        cid = validate_conversation_id(conversation_id)
-        name = validate_profile_name(profile)
-        if self.settings.isolation == "context":
-            raise ConflictError(
-                "profiles_unavailable",
-                "Profiles apply in process mode only: with BROWSER_TOOL_ISOLATION=context, "
-                "conversations share one Chrome as browser contexts, and contexts cannot have "
-                "a persistent profile of their own (use storage-state to carry a login over).",
-            )
-        if self._lifecycle.closing:
-            raise ConflictError("shutting_down", "The service is shutting down.")
-        conv = self._lifecycle.conversation(cid)
-        if conv.profile == name:
-            return name
-        conv.check_binding(name)  # before the claim, which makes the profile's dir
-        self._lifecycle.profiles.claim(name, cid)
-        conv.bind_profile(name)  # no await since the check: it holds
-        return name
+        return bind_profile(self._lifecycle, validate_conversation_id(conversation_id), profile)
 
     async def list_profiles(self) -> list[ProfileInfo]:
         """Every persistent profile of the state root, with who holds it."""
@@ -204,6 +182,20 @@ class BrowserSessionManager:
         """Delete a persistent profile; False when there is none. Raises InvalidInputError
         for a bad name and ConflictError while a conversation (or a process) uses it."""
         return await self._lifecycle.profiles.delete(validate_profile_name(profile))
+
+    async def storage_state(self, conversation_id: str) -> StorageState:
+        """The cookies and localStorage its browser holds (Playwright's storage_state shape),
+        or the state kept for its next launch. Raises InvalidInputError, ConflictError (no
+        browser runs), SessionClosedError and SessionError (the browser did not answer)."""
+        return await read_state(self._lifecycle, validate_conversation_id(conversation_id))
+
+    async def load_storage_state(self, conversation_id: str, state: object) -> str:
+        """Load a storage state into the conversation: now ("applied") when its browser runs,
+        else at its next launch ("pending"). Adds: same-named cookies and localStorage keys
+        are replaced, nothing is cleared. Raises as `storage_state`, and InvalidInputError
+        naming the field of `state` that breaks the shape."""
+        cid = validate_conversation_id(conversation_id)
+        return await load_state(self._lifecycle, cid, parse_storage_state(state))
 
     def list_sessions(self) -> list[SessionInfo]:
         """A snapshot of every conversation that has a browser or is in a call."""
