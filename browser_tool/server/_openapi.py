@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._conversation_ids import CONVERSATION_ID_PATTERN
-from ..conversations import SESSION_STATES
+from ..conversations import PROFILE_NAME_PATTERN, SESSION_STATES
 from ..tools import tool_definitions
 from ._routes import ROUTES, Operation, Payload, Route, component_ref
 
@@ -18,8 +18,9 @@ _ERROR_MEANINGS = {
     400: "Bad request: invalid conversation id, body not a JSON object, or invalid input",
     401: "Missing or wrong bearer token (when BROWSER_TOOL_TOKEN is set)",
     404: "Unknown tool",
+    409: "Clashes with the state (issue 21: a profile in use, a conversation already started)",
     413: "Body over BROWSER_TOOL_MAX_BODY_BYTES",
-    503: "The service is shutting down",
+    503: "The service is shutting down (storage state: or the browser did not answer)",
 }
 
 
@@ -107,6 +108,14 @@ def _parameter(name: str, tool_names: list[str]) -> dict[str, Any]:
             "in": "path",
             "required": True,
             "schema": {"type": "string", "enum": tool_names},
+        }
+    if name == "profile":  # issue 21
+        return {
+            "name": "profile",
+            "in": "path",
+            "required": True,
+            "schema": {"type": "string", "pattern": PROFILE_NAME_PATTERN},
+            "description": "A persistent profile's name",
         }
     raise ValueError(f"path parameter {name!r} of the route table has no description here")
 

@@ -52,6 +52,9 @@ async def test_discovery_endpoints(state_dir: Path) -> None:
             "/v1/conversations/{conversation_id}/reset",
             "/v1/conversations/{conversation_id}/keepalive",
             "/v1/conversations/{conversation_id}/mcp",
+            "/v1/conversations/{conversation_id}/storage-state",  # issue 21
+            "/v1/profiles",
+            "/v1/profiles/{profile}",
             "/mcp",
             "/v1/sessions",
             "/healthz",
