@@ -61,7 +61,8 @@ def _translated() -> Iterator[None]:
     except InvalidInputError as exc:
         raise HttpError(400, "invalid_input", str(exc)) from None
     except ConflictError as exc:
-        raise HttpError(409, exc.code, exc.message) from None
+        status = 503 if exc.code == "shutting_down" else 409
+        raise HttpError(status, exc.code, exc.message) from None
     except SessionError as exc:
         raise HttpError(503, "browser_unavailable", str(exc)) from None
 

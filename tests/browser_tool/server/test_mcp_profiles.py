@@ -53,6 +53,16 @@ async def test_a_profile_in_the_mcp_url_binds_the_conversation(
             assert text_of(title) == '<javascript_result>"Signed in as mo"</javascript_result>'
         for cid in ("m2", "m3"):
             await http.delete(f"/v1/conversations/{cid}")
+        if mode == "legacy":  # /mcp: each handshake session's conversation, bound the same way
+            async with Client(f"{service.url}/mcp?profile=work", mode=mode) as session:
+                await session.call_tool("browser_eval", {"expression": "1"})
+                [listed] = (await http.get("/v1/profiles")).json()["profiles"]
+                assert listed["held_by"].startswith("mcp-")
+                # Deleting its conversation (what the session's end does too, after its
+                # answer) frees the profile once its Chrome is gone.
+                await http.delete(f"/v1/conversations/{listed['held_by']}")
+                [listed] = (await http.get("/v1/profiles")).json()["profiles"]
+                assert listed["held_by"] is None
         assert (await http.delete("/v1/profiles/work")).json()["existed"]
 
 
