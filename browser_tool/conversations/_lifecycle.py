@@ -111,6 +111,12 @@ class Lifecycle:
         why = conv.take_lost_because(call)
         if why is None:
             return None
+        if conv.profile is not None:  # issue 21: the profile outlived the browser
+            return (
+                f"Note: the previous browser of this conversation {why}; a fresh browser was "
+                f"started on its profile {conv.profile!r}: the earlier page state was lost, its "
+                "cookies and storage were kept (as the browser last saved them)."
+            )
         return (
             f"Note: the previous browser of this conversation {why}; a fresh browser was "
             "started and the earlier page state, cookies and storage were lost."

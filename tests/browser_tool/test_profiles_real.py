@@ -16,6 +16,7 @@ from browser_tool import BrowserSessionManager, ConflictError, InvalidInputError
 from browser_tool import open_session_manager as open_manager
 from fixtures_site import FixtureServer
 from tests.support.checks import make_settings
+from tests.support.sources import RecordingSource, recording
 
 pytestmark = pytest.mark.chrome
 
@@ -132,3 +133,28 @@ async def test_a_pooled_chrome_is_never_given_to_a_profiled_conversation(
         assert browser.chrome.profile_dir == state_dir / "profiles" / "pooltest"
         await manager.kill_session("p")
         assert await manager.delete_profile("pooltest")
+
+
+async def test_an_idle_reaped_profiled_conversation_comes_back_signed_in(
+    state_dir: Path, headless_shell: str, site: FixtureServer
+) -> None:
+    sources: list[RecordingSource] = []
+    settings = make_settings(state_dir)
+    async with open_manager(settings, source_factory=recording(sources)) as manager:
+        manager.bind_profile("idle", "kept")
+        await title_after(manager, "idle", site.url_for("signin.html?user=fay"))
+        manager.keepalive("idle", 0.2)  # the idle clock ends its browser a moment from now
+        released = await sources[0].wait_released()
+        assert released.reason == "idle"
+        await released.done.wait()
+        assert manager.list_sessions() == []
+        # The next call runs on the profile again, which kept the login; its note says so.
+        back = await manager.call_tool(
+            "idle", "browser_navigate", {"url": site.url_for("signin.html")}
+        )
+        assert "was closed because it was idle" in back.output
+        assert "on its profile 'kept'" in back.output
+        assert "cookies and storage were kept" in back.output
+        assert await title_after(manager, "idle", site.url_for("signin.html")) == "Signed in as fay"
+        await manager.kill_session("idle")
+        assert await manager.delete_profile("kept")
