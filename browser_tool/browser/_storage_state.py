@@ -28,7 +28,8 @@ from typing import Any
 
 import trio
 
-from .._errors import CdpCommandError, CdpError, InvalidInputError, ToolError
+from .._errors import CdpCommandError, CdpError, InvalidInputError, SessionError
+from .._tasks import raise_sole
 from ..cdp import CdpConnection, CdpEvent, CdpSession
 from ._session import BrowserSession
 from ._storage_shape import MAX_ORIGINS, StorageState, cookie_from_cdp, cookie_to_cdp, normal_origin
@@ -40,14 +41,12 @@ _EMPTY_PAGE = {
     "body": "",
 }
 
-# ---- the browser side -------------------------------------------------------------------------
-
 
 async def read_storage_state(
     browser: BrowserSession, more_origins: Iterable[str] = ()
 ) -> StorageState:
     """The cookies and localStorage of `browser` (see the module docstring for which origins).
-    Raises CdpError when the browser does not answer."""
+    Raises CdpError or SessionError when the browser does not answer."""
     in_context = browser.page.in_context
     result = await browser.conn.send("Storage.getCookies", in_context, timeout=_STEP_TIMEOUT)
     cookies = [cookie_from_cdp(c) for c in result.get("cookies", []) if isinstance(c, dict)]
@@ -65,7 +64,7 @@ async def read_storage_state(
 
 async def write_storage_state(browser: BrowserSession, state: StorageState) -> None:
     """Load `state` (from `parse_storage_state`) into `browser`. Raises InvalidInputError for a
-    cookie Chrome refuses, CdpError when the browser does not answer."""
+    cookie Chrome refuses, CdpError or SessionError when the browser does not answer."""
     in_context = browser.page.in_context
     if state["cookies"]:
         params = {"cookies": [cookie_to_cdp(c) for c in state["cookies"]], **in_context}
@@ -118,7 +117,24 @@ class _Scratch:
         self._paused = paused
 
     async def run(self, origin: str, expression: str) -> object:
-        with trio.fail_after(_STEP_TIMEOUT):
+        """Visit `origin` and return what `expression` (a JSON text) evaluates to there.
+        Raises CdpError, or SessionError when the page or its script fails or is too slow."""
+        try:
+            with trio.fail_after(_STEP_TIMEOUT):
+                await self._visit(origin)
+                result = await self._session.send(
+                    "Runtime.evaluate", {"expression": expression, "returnByValue": True}
+                )
+        except trio.TooSlowError:
+            raise SessionError(f"The scratch page got no answer from {origin} in time") from None
+        if "exceptionDetails" in result:
+            detail = (result["exceptionDetails"].get("exception") or {}).get("description")
+            raise SessionError(f"localStorage of {origin} could not be used: {detail}")
+        text = (result.get("result") or {}).get("value")
+        return json.loads(text) if isinstance(text, str) else None
+
+    async def _visit(self, origin: str) -> None:
+        try:
             async with (
                 self._session.listen("Page.loadEventFired") as loads,
                 trio.open_nursery() as nursery,
@@ -128,22 +144,17 @@ class _Scratch:
                 async for _ in loads:
                     break
                 nursery.cancel_scope.cancel()
-            result = await self._session.send(
-                "Runtime.evaluate", {"expression": expression, "returnByValue": True}
-            )
-        if "exceptionDetails" in result:
-            raise ToolError(
-                f"localStorage of {origin} could not be used: {result['exceptionDetails']}"
-            )
-        text = (result.get("result") or {}).get("value")
-        return json.loads(text) if isinstance(text, str) else None
+        except BaseExceptionGroup as group:  # the nursery's: what it stands for, alone
+            raise_sole(group)
 
     async def _answer_requests(self) -> None:
         async for event in self._paused:
             request_id = event.params.get("requestId")
-            await self._session.send(
-                "Fetch.fulfillRequest", {"requestId": request_id, **_EMPTY_PAGE}
-            )
+            # A request the page gave up meanwhile cannot be answered: nothing to do.
+            with contextlib.suppress(CdpCommandError):
+                await self._session.send(
+                    "Fetch.fulfillRequest", {"requestId": request_id, **_EMPTY_PAGE}
+                )
 
 
 @asynccontextmanager

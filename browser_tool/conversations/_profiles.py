@@ -112,8 +112,13 @@ class ProfileRegistry:
         fd = self._try_lock(name)
         if fd is None:
             raise _busy(name, self._foreign_holder(name) or "another service")
-        os.ftruncate(fd, 0)
-        os.write(fd, f"conversation {conversation_id!r} of instance {self._instance_id}".encode())
+        holder = f"conversation {conversation_id!r} of instance {self._instance_id}"
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, holder.encode(), 0)
+        except OSError as exc:
+            os.close(fd)
+            raise ConflictError("profile_unusable", f"Profile {name!r}: {exc}") from exc
         self._claims[name] = _Claim(conversation_id, fd)
         return path
 
@@ -174,6 +179,9 @@ class ProfileRegistry:
         except BlockingIOError:
             os.close(fd)
             return None
+        except OSError as exc:
+            os.close(fd)
+            raise ConflictError("profile_unusable", f"Profile {name!r}: {exc}") from exc
         return fd
 
     def _foreign_holder(self, name: str) -> str | None:

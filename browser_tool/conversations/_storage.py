@@ -65,7 +65,7 @@ async def apply_pending(dirs: SessionDirs, browser: Browser) -> StorageState | N
         return None
     try:
         await write_storage_state(browser, state)
-    except (CdpError, InvalidInputError) as exc:
+    except (CdpError, InvalidInputError, SessionError) as exc:
         raise SessionError(f"The storage state could not be loaded (dropped): {exc}") from exc
     finally:  # loaded or refused, once: a browser that is up stays, and is not re-loaded
         with contextlib.suppress(OSError):
