@@ -6,11 +6,10 @@ Browsers come from `sources`, below.
 
 from ._conversation import ConversationState
 from ._manager import BrowserSessionManager, open_session_manager
-from ._profiles import PROFILE_NAME_PATTERN, ProfileInfo, validate_profile_name
+from ._profiles import ProfileInfo
 from ._reports import SESSION_STATES, CleanupReport, SessionInfo
 
 __all__ = [
-    "PROFILE_NAME_PATTERN",
     "SESSION_STATES",
     "BrowserSessionManager",
     "CleanupReport",
@@ -18,5 +17,4 @@ __all__ = [
     "ProfileInfo",
     "SessionInfo",
     "open_session_manager",
-    "validate_profile_name",
 ]

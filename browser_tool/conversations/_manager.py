@@ -26,6 +26,7 @@ from orphan_reaper import ReapReport, reap_orphans
 from .._conversation_ids import validate_conversation_id
 from .._errors import CloseReason, InvalidInputError, SessionClosedError, ToolError
 from .._metrics import Metrics
+from .._profile_names import validate_profile_name
 from .._settings import Settings
 from .._tasks import raise_sole
 from ..browser import BrowserSession, StorageState, parse_storage_state
@@ -36,7 +37,7 @@ from ._clock import run_clock
 from ._conversation import ConversationState, take_turn
 from ._lifecycle import Lifecycle
 from ._persistence import bind_profile, load_state, read_state
-from ._profiles import ProfileInfo, validate_profile_name
+from ._profiles import ProfileInfo
 from ._reports import POOLED, CleanupReport, SessionInfo
 
 log = logging.getLogger("browser_tool.manager")

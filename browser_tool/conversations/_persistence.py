@@ -15,10 +15,10 @@ import trio
 
 from .._conversation_ids import ConversationId
 from .._errors import CdpError, ConflictError, SessionClosedError, SessionError
+from .._profile_names import validate_profile_name
 from ..browser import BrowserSession, StorageState, read_storage_state, write_storage_state
 from ._conversation import Conversation, take_turn
 from ._lifecycle import Lifecycle
-from ._profiles import validate_profile_name
 from ._storage import keep_pending, read_pending
 
 T = TypeVar("T")

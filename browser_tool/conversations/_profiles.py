@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,24 +27,10 @@ import trio
 
 from chrome_launcher import make_private_dir, processes_on_profile
 
-from .._errors import ConflictError, InvalidInputError
+from .._errors import ConflictError
+from .._profile_names import VALID_PROFILE_NAME, validate_profile_name
 
-PROFILE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
-_VALID = re.compile(PROFILE_NAME_PATTERN)
 HOLDER_FILE = ".browser-tool-holder"
-
-
-def validate_profile_name(value: object) -> str:
-    """`value` if it is a valid profile name (a plain dir name: no '/', no leading '.', so
-    never '.', '..' or a hidden file); else raises InvalidInputError naming the rule."""
-    if not isinstance(value, str) or not _VALID.fullmatch(value):
-        raise InvalidInputError(
-            "profile",
-            f"must match {PROFILE_NAME_PATTERN} (1-64 letters, digits, '.', '_', '-'; "
-            "starting with a letter or digit)",
-            value,
-        )
-    return value
 
 
 @dataclass(frozen=True)
@@ -203,7 +188,7 @@ def _busy(name: str, holder: str, *, doing: str = "used") -> ConflictError:
 
 def _names(profiles_dir: Path) -> list[str]:
     try:
-        return [n for n in os.listdir(profiles_dir) if _VALID.fullmatch(n)]
+        return [n for n in os.listdir(profiles_dir) if VALID_PROFILE_NAME.fullmatch(n)]
     except OSError:
         return []
 

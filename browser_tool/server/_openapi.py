@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._conversation_ids import CONVERSATION_ID_PATTERN
-from ..conversations import PROFILE_NAME_PATTERN, SESSION_STATES
+from .._profile_names import PROFILE_NAME_PATTERN
+from ..conversations import SESSION_STATES
 from ..tools import tool_definitions
 from ._routes import ROUTES, Operation, Payload, Route, component_ref
 

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from .._errors import HttpError
-from ..conversations import PROFILE_NAME_PATTERN
+from .._profile_names import PROFILE_NAME_PATTERN
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 

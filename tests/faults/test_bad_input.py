@@ -20,9 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from browser_tool import InvalidInputError, ToolError
+from browser_tool import InvalidInputError, ToolError, validate_profile_name
 from browser_tool.browser import normal_origin, parse_storage_state
-from browser_tool.conversations import validate_profile_name
 from browser_tool.tools import find_tool, prepare_input, tool_definitions
 from tests.faults.sync_service import SyncService, sync_service
 
