@@ -100,8 +100,11 @@ async def test_kill_9_of_the_service_leaves_the_profile_usable(
         assert processes_on_profile(profile) != []  # an orphan, still running on it
     async with running_service(state_dir, env=env) as service, service.client() as client:
         assert processes_on_profile(profile) == []  # the start-up sweep ended the orphan
-        if death_link == "0":  # SIGKILLed by the sweep: its marks stay until the next launch
-            assert os.path.lexists(profile / "SingletonLock")
+        # Whatever the dead Chrome left, make it the worst case: a lock naming another host,
+        # which Chromium itself refuses ("in use by another computer"); the launch removes it
+        # once it has proven no process runs on the profile.
+        (profile / "SingletonLock").unlink(missing_ok=True)
+        os.symlink("elsewhere-4242", profile / "SingletonLock")
         assert (profile / "Default").is_dir()  # and kept the profile
         assert (await client.put("/v1/conversations/k2", json={"profile": "keep"})).is_success
         title = await title_after(client, "k2", site.url_for("signin.html"))
