@@ -219,6 +219,7 @@ class BrowserSessionManager:
                     last_error=conv.last_error,
                     rss_bytes=group_rss_bytes(browser.pid) if browser else 0,
                     shared=browser.shares_chrome if browser else False,
+                    profile=conv.profile,
                 )
             )
         for browser in self._lifecycle.standby():  # launched ahead, for no conversation yet

@@ -65,6 +65,7 @@ class SessionInfo:
     # The Chrome (`pid`) is shared with other conversations, each in a browser context of its
     # own (isolation "context"); `rss_bytes` is then the whole shared group's.
     shared: bool = False
+    profile: str | None = None  # the persistent profile it is bound to (issue 21)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -95,6 +95,10 @@ _SCHEMAS: dict[str, Any] = {
                 "description": "pid is a Chrome shared with other conversations (isolation "
                 "context), each in a browser context of its own",
             },
+            "profile": {
+                "type": ["string", "null"],
+                "description": "The persistent profile its Chrome runs on (issue 21)",
+            },
         },
     },
 }

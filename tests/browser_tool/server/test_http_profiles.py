@@ -67,6 +67,8 @@ async def test_signed_in_across_delete_and_restart_and_one_holder_at_a_time(
         assert await title_after(client, "c2", site.url_for("signin.html")) == "Signed in as eve"
         [listed] = (await client.get("/v1/profiles")).json()["profiles"]
         assert listed["held_by"] == "c2"
+        [session] = (await client.get("/v1/sessions")).json()["sessions"]
+        assert (session["conversation_id"], session["profile"]) == ("c2", "work")
         await client.delete("/v1/conversations/c2")
         gone = await client.delete("/v1/profiles/work")
         assert gone.json() == {"profile": "work", "existed": True}
