@@ -91,6 +91,7 @@ class ProfileRegistry:
                 raise _busy(name, f"conversation {claim.conversation_id!r}")
             return path
         try:
+            make_private_dir(self.profiles_dir)  # (mkdir gives parents the umask's mode)
             make_private_dir(path)
         except OSError as exc:
             raise ConflictError("profile_unusable", f"Profile {name!r}: {exc}") from exc

@@ -8,6 +8,7 @@ same state root after the first one closed.
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,8 @@ async def test_a_login_survives_delete_and_restart_on_its_profile(
         assert manager.bind_profile("first", "work") == "work"
         title = await title_after(manager, "first", site.url_for("signin.html?user=ada"))
         assert title == "Signed in as ada"
+        for private in ("profiles", "profiles/work"):
+            assert stat.S_IMODE((state_dir / private).stat().st_mode) == 0o700
         report = await manager.kill_session("first")
         assert report.browser_killed
         assert (state_dir / "profiles" / "work" / "Default").is_dir()
