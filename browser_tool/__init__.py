@@ -13,7 +13,7 @@ circle, type-only imports included (tests/browser_tool/test_layers.py reads this
     tools        tools/
     browser      browser/
     cdp          cdp/
-    foundation   _errors _settings _duration _conversation_ids _tasks _metrics
+    foundation   _errors _settings _duration _conversation_ids _profile_names _tasks _metrics
 
 - cli: argument parsing, the one-shot `call`, the admin commands.
 - server: the service runtime (signals, shutdown, calls in flight), HTTP routes, MCP endpoints,
@@ -27,7 +27,8 @@ circle, type-only imports included (tests/browser_tool/test_layers.py reads this
 - tools: the registry and one module per tool; a tool sees only its `ToolContext`.
 - browser: one browser for one conversation: its page, console buffer, dialogs, popups, crashes.
 - cdp: the CDP client: transport, connection, sessions, events, protocol types.
-- foundation: errors, settings, durations, conversation ids, task helpers, counters.
+- foundation: errors, settings, durations, conversation ids, profile names, task helpers,
+  counters.
 """
 
 from ._conversation_ids import CONVERSATION_ID_PATTERN, session_dir_name, validate_conversation_id
@@ -42,6 +43,7 @@ from ._errors import (
     CdpTimeoutError,
     ClientGone,
     CloseReason,
+    ConflictError,
     DoorError,
     HandoffError,
     HttpError,
@@ -56,6 +58,7 @@ from ._errors import (
     ToolError,
 )
 from ._metrics import Metrics
+from ._profile_names import PROFILE_NAME_PATTERN, validate_profile_name
 from ._settings import Settings
 from .browser import BrowserSession, SessionDirs
 from .cdp import CdpConnection, CdpEvent, CdpResult, CdpSession, CdpStatistics, open_cdp_connection
@@ -63,6 +66,7 @@ from .conversations import (
     BrowserSessionManager,
     CleanupReport,
     ConversationState,
+    ProfileInfo,
     SessionInfo,
     open_session_manager,
 )
@@ -83,6 +87,7 @@ from .tools import (
 
 __all__ = [
     "CONVERSATION_ID_PATTERN",
+    "PROFILE_NAME_PATTERN",
     "Browser",
     "BrowserLaunchError",
     "BrowserSession",
@@ -102,6 +107,7 @@ __all__ = [
     "CleanupReport",
     "ClientGone",
     "CloseReason",
+    "ConflictError",
     "ConversationAccess",
     "ConversationState",
     "DoorError",
@@ -116,6 +122,7 @@ __all__ = [
     "Metrics",
     "NoConversationError",
     "PoolSource",
+    "ProfileInfo",
     "ResultParseError",
     "ServiceError",
     "SessionClosedError",
@@ -139,4 +146,5 @@ __all__ = [
     "session_dir_name",
     "tool_definitions",
     "validate_conversation_id",
+    "validate_profile_name",
 ]

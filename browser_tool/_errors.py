@@ -14,6 +14,8 @@
     │   ├── BrowserLaunchError          Chrome did not start (wraps chrome_launcher.LaunchError)
     │   └── HandoffError                a hand-over to a person cannot be opened or used (`kind`)
     ├── ToolError                       a tool failed in a way the model should read (`message`)
+    ├── ConflictError                   the request clashes with the state (`code`): a profile
+    │                                   held by another conversation, a conversation started
     └── DoorError                       a front end (server, CLI) could not start or serve
         ├── ListenPolicyError           a non-loopback address without a token (the CLI exits 2)
         ├── ListenError                 the address could not be bound (the CLI exits 1)
@@ -134,6 +136,17 @@ class HandoffError(SessionError):
 
 class ToolError(BrowserToolError):
     """A tool failed; the message is written for the model to read."""
+
+
+class ConflictError(BrowserToolError):
+    """The request cannot be done in the state things are in (issue 21: a profile held by
+    another conversation, a binding after the first call, profiles in context mode). `code` is
+    a stable identifier; the HTTP door answers 409 with it."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
 
 
 class ResultParseError(CdpError):

@@ -24,6 +24,7 @@ from ._instance import (
 )
 from ._kill import KillReport, KillTarget, KillTiming, kill_ladder
 from ._launch import LaunchOptions, launch_chrome
+from ._persistent import prepare_persistent_profile, processes_on_profile
 from ._process import ChromeProcess, ChromeState, LaunchInfo
 from ._procfs import (
     ProcStat,
@@ -80,6 +81,8 @@ __all__ = [
     "owner_uid",
     "parse_active_port_file",
     "parse_listening_line",
+    "prepare_persistent_profile",
+    "processes_on_profile",
     "read_records",
     "read_stat",
     "remove_record",

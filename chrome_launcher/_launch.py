@@ -19,6 +19,7 @@ from ._binary import find_chrome
 from ._endpoint import parse_active_port_file
 from ._errors import LaunchError, LaunchTimeoutError, RegistryError
 from ._kill import KillTarget, KillTiming, kill_ladder
+from ._persistent import prepare_persistent_profile
 from ._process import ChromeProcess, ChromeState, LaunchInfo
 from ._registry import PidRecord, write_record
 from ._spawn import Spawned, close_fds, spawn
@@ -38,6 +39,10 @@ class LaunchOptions:
     state_dir: Path
     instance_id: str
     session_dir: Path  # the owner's dir for this Chrome; ours goes inside it as chrome-<token>/
+    # A persistent profile (--user-data-dir) that outlives this Chrome: never deleted by the
+    # kill ladder or the reaper; stale lock files of a dead Chrome are removed before the
+    # launch (see _persistent.py). None: a fresh profile in chrome-<token>/profile.
+    profile_dir: Path | None = None
     chrome_path: str | None = None  # None: $BROWSER_TOOL_CHROME, then Debian's binaries
     launch_timeout: float = 20.0
     death_link: bool = True
@@ -80,9 +85,11 @@ async def launch_chrome(options: LaunchOptions, nursery: trio.Nursery) -> Chrome
     layout = StateLayout(options.state_dir)
     token = secrets.token_hex(4)
     browser_dir = options.session_dir / f"chrome-{token}"
-    profile_dir = browser_dir / "profile"
+    profile_dir = options.profile_dir or browser_dir / "profile"
     tmp_dir = layout.chrome_tmp_dir(token)
     argv, info = _argv_for(options, profile_dir)
+    if options.profile_dir is not None:
+        prepare_persistent_profile(options.profile_dir)
     try:
         layout.create()
         for path in (options.session_dir, browser_dir, profile_dir, tmp_dir):
@@ -155,6 +162,7 @@ def _record(
         tmp_dir=str(tmp_dir),
         session_dir=str(options.session_dir),
         created_at=time.time(),
+        user_data_dir=str(options.profile_dir) if options.profile_dir is not None else "",
     )
     try:
         record_path = write_record(layout.pids_dir, record)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +35,14 @@ class PidRecord:
     session_dir: str  # the conversation's dir; its owner deletes it
     created_at: float  # wall clock, for humans
     version: int = RECORD_VERSION
+    # A persistent profile (a --user-data-dir outside browser_dir that nobody deletes), or "":
+    # the profile is browser_dir/profile and goes with the browser. Optional in the JSON, so
+    # records written before it existed still parse.
+    user_data_dir: str = ""
 
     @property
     def profile_dir(self) -> str:
-        return os.path.join(self.browser_dir, "profile")
+        return self.user_data_dir or os.path.join(self.browser_dir, "profile")
 
     @property
     def file_name(self) -> str:
@@ -57,7 +61,7 @@ class PidRecord:
         unknown = set(data) - set(names)
         if unknown:
             raise ValueError(f"unknown fields {sorted(unknown)}")
-        missing = {n for n in names if n != "version"} - set(data)
+        missing = {f.name for f in fields(cls) if f.default is MISSING} - set(data)
         if missing:
             raise ValueError(f"missing fields {sorted(missing)}")
         kinds: dict[str, type | tuple[type, ...]] = {"int": int, "str": str, "float": (int, float)}

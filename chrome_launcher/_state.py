@@ -6,6 +6,8 @@
         sessions/<name>/        one dir per conversation (owned by browser_tool)
             chrome-<token>/     per Chrome: its profile/; goes with the browser
         tmp/<token>/            per Chrome: its TMPDIR; goes with the browser
+        profiles/<name>/        a persistent profile (opt-in, owned by browser_tool): the
+                                --user-data-dir of the Chromes bound to it; nothing here deletes it
 
 Chrome's TMPDIR is kept apart and short because full Chromium puts its ProcessSingleton socket
 there (TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket) and a unix socket path is limited
@@ -67,6 +69,11 @@ class StateLayout:
     @property
     def tmp_dir(self) -> Path:
         return self.root / "tmp"
+
+    @property
+    def profiles_dir(self) -> Path:
+        """Persistent profiles, one dir per name; made on first use, not by `create`."""
+        return self.root / "profiles"
 
     def chrome_tmp_dir(self, token: str) -> Path:
         """A TMPDIR for one Chrome, short enough for its singleton socket path."""

@@ -37,6 +37,8 @@ from ._service_workers import ServiceWorkerRegistration, ServiceWorkerVersion
 from ._session import BrowserSession, run_browser_session
 from ._shared_browser import SharedBrowser, run_shared_browser
 from ._snapshot import capture_snapshot
+from ._storage_shape import StorageState, normal_origin, parse_storage_state
+from ._storage_state import read_storage_state, write_storage_state
 from ._workers import Worker
 
 __all__ = [
@@ -64,6 +66,7 @@ __all__ = [
     "SharedBrowser",
     "Snapshot",
     "SnapshotNode",
+    "StorageState",
     "Worker",
     "canonical_modifier",
     "capture_snapshot",
@@ -75,9 +78,12 @@ __all__ = [
     "modifier_bits",
     "mouse_click",
     "mouse_move",
+    "normal_origin",
     "parse_key",
+    "parse_storage_state",
     "place_download",
     "press_key",
+    "read_storage_state",
     "resolve_actionable",
     "resolve_ref",
     "run_browser_session",
@@ -86,4 +92,5 @@ __all__ = [
     "select_all",
     "type_char",
     "watch_action",
+    "write_storage_state",
 ]

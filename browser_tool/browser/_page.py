@@ -277,6 +277,7 @@ class Page:
             info = p.get("targetInfo", {})
             if (
                 info.get("type") == "page"
+                and info.get("openerId")  # a page's window, not one of ours (issue 21's scratch)
                 and info.get("targetId") != self.target_id
                 and self._state not in (PageState.SETTING_UP, PageState.REPLACING)
                 and self.in_context.items() <= info.items()

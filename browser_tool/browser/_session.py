@@ -73,15 +73,17 @@ async def run_browser_session(
     instance_id: str,
     on_closed: Callable[[BrowserSession], None],
     *,
+    profile_dir: Path | None = None,
     task_status: trio.TaskStatus[BrowserSession] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Launch Chrome, connect, set up the page, report the session as started, and keep it
     until it is closed or dies; then kill the group and clean up (shielded, never raises).
 
     Before `started`, raises BrowserLaunchError (Chrome or the connection failed to come up);
-    nothing is left behind in that case either.
+    nothing is left behind in that case either. `profile_dir`: a persistent profile to run on
+    (kept after the browser ends), instead of a fresh one that goes with it.
     """
-    options = launch_options(settings, dirs.root, instance_id)
+    options = launch_options(settings, dirs.root, instance_id, profile_dir)
     with launch_errors_unwrapped():
         async with trio.open_nursery() as nursery:
             try:
@@ -131,12 +133,16 @@ def launch_errors_unwrapped() -> Iterator[None]:
         raise
 
 
-def launch_options(settings: Settings, session_dir: Path, instance_id: str) -> LaunchOptions:
-    """The launch options of a Chrome of ours (a conversation's own, a pooled or a shared one)."""
+def launch_options(
+    settings: Settings, session_dir: Path, instance_id: str, profile_dir: Path | None = None
+) -> LaunchOptions:
+    """The launch options of a Chrome of ours (a conversation's own, a pooled or a shared one);
+    `profile_dir`: a persistent profile (a conversation's own Chrome only)."""
     return LaunchOptions(
         state_dir=settings.state_dir,
         instance_id=instance_id,
         session_dir=session_dir,
+        profile_dir=profile_dir,
         chrome_path=settings.chrome_path,
         launch_timeout=settings.launch_timeout,
         death_link=settings.death_link,

@@ -17,7 +17,13 @@ from typing import Any, TypeVar
 
 import trio
 
-from .._errors import InvalidInputError, ListenError, ListenPolicyError, ServiceError
+from .._errors import (
+    ConflictError,
+    InvalidInputError,
+    ListenError,
+    ListenPolicyError,
+    ServiceError,
+)
 from .._settings import Settings
 from .._tasks import sole_exception
 from ..server import (
@@ -157,7 +163,9 @@ def _mcp(args: argparse.Namespace, settings: Settings) -> int:
     from ..server import default_conversation_id, run_mcp_stdio
 
     conversation_id = validate_conversation_id(args.conversation_id or default_conversation_id())
-    return _run_service(shutdown, lambda: run_mcp_stdio(settings, shutdown, conversation_id))
+    return _run_service(
+        shutdown, lambda: run_mcp_stdio(settings, shutdown, conversation_id, args.profile)
+    )
 
 
 def _announce(url: str) -> None:
@@ -189,7 +197,7 @@ def _run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         leaf = sole_exception(exc)
         if isinstance(leaf, InvalidInputError):
             raise leaf from None
-        if isinstance(leaf, ListenError | LauncherError | OSError):
+        if isinstance(leaf, ListenError | LauncherError | OSError | ConflictError):
             raise ServiceError(str(leaf), EXIT_FAILED) from None
         raise
 

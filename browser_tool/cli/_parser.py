@@ -80,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--conversation-id",
         help="stdio only: the conversation id (default: mcp-stdio-<pid>)",
     )
+    mcp.add_argument(  # issue 21
+        "--profile",
+        help="stdio only: run the conversation's Chrome on this persistent profile "
+        "(<state dir>/profiles/NAME/, kept after the process ends); one process per profile",
+    )
 
     call = commands.add_parser(
         "call",

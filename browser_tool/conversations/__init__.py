@@ -9,6 +9,7 @@ from ._conversation import ConversationState
 from ._handoff import DEFAULT_TTL, MAX_TTL, HandoffInfo
 from ._handoffs import LIVE_PATH, Handoffs, HandoffTicket, LiveState
 from ._manager import BrowserSessionManager, open_session_manager
+from ._profiles import ProfileInfo
 from ._reports import SESSION_STATES, CleanupReport, SessionInfo
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "HandoffTicket",
     "Handoffs",
     "LiveState",
+    "ProfileInfo",
     "SessionInfo",
     "open_session_manager",
 ]

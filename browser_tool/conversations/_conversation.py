@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import trio
 
 from .._conversation_ids import ConversationId
-from .._errors import CloseReason
+from .._errors import CloseReason, ConflictError
 from ..browser import SessionDirs
 from ..sources import Browser
 from ._handoff import Handoff
@@ -96,6 +96,10 @@ class Conversation:
     # Why the previous browser is gone (crash, idle, lifetime): said once, by the result of
     # the call that starts its successor.
     lost_because: str | None = None
+    profile: str | None = None  # the persistent profile it is bound to (issue 21), if any
+    # Origins whose localStorage was loaded into its browsers (issue 21): read back with the
+    # origins its tabs visited.
+    storage_origins: frozenset[str] = frozenset()
     turn: trio.Lock = field(default_factory=trio.Lock)
     # Issue 21: a person holds the browser (or did, until the next call says so): see _handoff.
     handoff: Handoff | None = None
@@ -251,6 +255,35 @@ class Conversation:
             return None
         why, self.lost_because = self.lost_because, None
         return why
+
+    def bind_profile(self, name: str) -> bool:
+        """Bind it to persistent profile `name`, before its first call. False when it is bound
+        to `name` already (nothing to do). Raises ConflictError as `check_binding`."""
+        if self.profile == name:
+            return False
+        self.check_binding(name)
+        self.profile = name
+        return True
+
+    def check_binding(self, name: str) -> None:
+        """Raises ConflictError when it cannot be bound to `name`: it is bound to another
+        profile, or has had a call or a browser (its browser would not be the profile's)."""
+        if self.profile is not None and self.profile != name:
+            raise ConflictError(
+                "conversation_bound",
+                f"Conversation {self.conversation_id!r} is bound to profile {self.profile!r}; "
+                "a binding lasts as long as the conversation (delete it to bind it anew).",
+            )
+        if self.state is not _S.NO_BROWSER or self.calls or self.has_call:
+            raise ConflictError(
+                "conversation_started",
+                f"Conversation {self.conversation_id!r} has already been used: bind a profile "
+                "before its first call (or delete the conversation and bind it then).",
+            )
+
+    def note_storage_origins(self, origins: list[str]) -> None:
+        """A storage state with localStorage of `origins` was loaded into its browser."""
+        self.storage_origins = self.storage_origins | frozenset(origins)
 
     def keep_dirs(self, dirs: SessionDirs) -> None:
         self.dirs = dirs

@@ -24,7 +24,9 @@ from ..browser import SessionDirs
 from ..sources import Browser, SourceFactory
 from ._conversation import ActiveCall, Conversation, ConversationState, Due
 from ._handoffs import Handoffs
+from ._profiles import ProfileRegistry
 from ._reports import CleanupReport
+from ._storage import apply_pending
 
 log = logging.getLogger("browser_tool.manager")
 
@@ -48,6 +50,7 @@ class Lifecycle:
         self.conversations: dict[str, Conversation] = {}  # made only via `conversation`
         self.closing = False  # the manager is shutting down: no new launches
         self._layout = StateLayout(settings.state_dir)
+        self.profiles = ProfileRegistry(self._layout.profiles_dir, instance_id)
         self._nursery = nursery
         self._source = source_factory(settings, instance_id, nursery, self._on_closed, metrics)
         self._changed = trio.Event()
@@ -110,6 +113,12 @@ class Lifecycle:
         why = conv.take_lost_because(call)
         if why is None:
             return None
+        if conv.profile is not None:  # issue 21: the profile outlived the browser
+            return (
+                f"Note: the previous browser of this conversation {why}; a fresh browser was "
+                f"started on its profile {conv.profile!r}: the earlier page state was lost, its "
+                "cookies and storage were kept (as the browser last saved them)."
+            )
         return (
             f"Note: the previous browser of this conversation {why}; a fresh browser was "
             "started and the earlier page state, cookies and storage were lost."
@@ -130,9 +139,10 @@ class Lifecycle:
         if self.closing:
             raise SessionError("The service is shutting down.")
         dirs = self.dirs(conv)
+        profile_dir = self.profiles.path(conv.profile) if conv.profile else None
         conv.launching()
         try:
-            browser = await self._source.acquire(conv.conversation_id, dirs)
+            browser = await self._source.acquire(conv.conversation_id, dirs, profile_dir)
         except BaseException:
             conv.launch_failed()
             if conv.deleted:  # the stopped launch may have written after delete's removal
@@ -144,6 +154,8 @@ class Lifecycle:
             if conv.deleted:
                 await dirs.remove()  # the launch wrote into it after kill_session removed it
             raise SessionClosedError(conv.conversation_id, reason)
+        if (loaded := await apply_pending(dirs, browser)) is not None:  # issue 21
+            conv.note_storage_origins([o["origin"] for o in loaded["origins"]])
         return browser
 
     def dirs(self, conv: Conversation) -> SessionDirs:
@@ -190,6 +202,7 @@ class Lifecycle:
             return CleanupReport(conversation_id, existed=False)
         conv.delete(reason)
         report = await self._release(conv, reason)
+        self.profiles.release(conv.profile, conversation_id)  # its Chrome is gone: free it
         dirs = conv.dirs or SessionDirs(self._dir_path(conversation_id))
         errors = list(report.errors)
         if error := await dirs.remove():
@@ -234,6 +247,7 @@ class Lifecycle:
         """Drop the record `expire` moved to DELETED, and its files."""
         if self.conversations.get(conv.conversation_id) is conv:
             del self.conversations[conv.conversation_id]
+            self.profiles.release(conv.profile, conv.conversation_id)
             if conv.dirs is not None:
                 self._nursery.start_soon(_remove_logged, conv.conversation_id, conv.dirs)
 

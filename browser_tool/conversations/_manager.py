@@ -26,9 +26,10 @@ from orphan_reaper import ReapReport, reap_orphans
 from .._conversation_ids import validate_conversation_id
 from .._errors import CloseReason, InvalidInputError, SessionClosedError, ToolError
 from .._metrics import Metrics
+from .._profile_names import validate_profile_name
 from .._settings import Settings
 from .._tasks import raise_sole
-from ..browser import BrowserSession
+from ..browser import BrowserSession, StorageState, parse_storage_state
 from ..sources import LaunchSource, PoolSource, SharedSource, SourceFactory
 from ..tools import ToolOutput, find_tool, prepare_input
 from ._calls import run_call, tool_body
@@ -37,6 +38,8 @@ from ._conversation import ConversationState, take_turn
 from ._handoff import DEFAULT_TTL
 from ._handoffs import HandoffTicket
 from ._lifecycle import Lifecycle
+from ._persistence import bind_profile, load_state, read_state
+from ._profiles import ProfileInfo
 from ._reports import POOLED, CleanupReport, SessionInfo
 
 log = logging.getLogger("browser_tool.manager")
@@ -173,6 +176,42 @@ class BrowserSessionManager:
         self._lifecycle.poke()
         return value
 
+    # ---- issue 21: persistent profiles and storage state (see `_persistence`) -----------
+
+    def bind_profile(self, conversation_id: str, profile: str) -> str:
+        """Bind the conversation to persistent profile `profile` (created if new) before its
+        first call: its Chrome then runs on `<state_dir>/profiles/<profile>/`, which outlives
+        it. Binding again to the same profile is a no-op. Returns the profile's name.
+
+        Raises InvalidInputError (a bad id or name) and ConflictError: the profile is held by
+        another live conversation (named), the conversation was used or is bound elsewhere,
+        or isolation is `context` (conversations share one Chrome, which has one profile).
+        """
+        return bind_profile(self._lifecycle, validate_conversation_id(conversation_id), profile)
+
+    async def list_profiles(self) -> list[ProfileInfo]:
+        """Every persistent profile of the state root, with who holds it."""
+        return await self._lifecycle.profiles.list()
+
+    async def delete_profile(self, profile: str) -> bool:
+        """Delete a persistent profile; False when there is none. Raises InvalidInputError
+        for a bad name and ConflictError while a conversation (or a process) uses it."""
+        return await self._lifecycle.profiles.delete(validate_profile_name(profile))
+
+    async def storage_state(self, conversation_id: str) -> StorageState:
+        """The cookies and localStorage its browser holds (Playwright's storage_state shape),
+        or the state kept for its next launch. Raises InvalidInputError, ConflictError (no
+        browser runs), SessionClosedError and SessionError (the browser did not answer)."""
+        return await read_state(self._lifecycle, validate_conversation_id(conversation_id))
+
+    async def load_storage_state(self, conversation_id: str, state: object) -> str:
+        """Load a storage state into the conversation: now ("applied") when its browser runs,
+        else at its next launch ("pending"). Adds: same-named cookies and localStorage keys
+        are replaced, nothing is cleared. Raises as `storage_state`, and InvalidInputError
+        naming the field of `state` that breaks the shape."""
+        cid = validate_conversation_id(conversation_id)
+        return await load_state(self._lifecycle, cid, parse_storage_state(state))
+
     def list_sessions(self) -> list[SessionInfo]:
         """A snapshot of every conversation that has a browser or is in a call."""
         now = trio.current_time()
@@ -194,6 +233,7 @@ class BrowserSessionManager:
                     last_error=conv.last_error,
                     rss_bytes=group_rss_bytes(browser.pid) if browser else 0,
                     shared=browser.shares_chrome if browser else False,
+                    profile=conv.profile,
                     handoff=handoff.info(now)
                     if (handoff := conv.handoff) and not handoff.over
                     else None,
@@ -249,6 +289,7 @@ class BrowserSessionManager:
                     for conv in list(lifecycle.conversations.values()):
                         reason = CloseReason.SHUTDOWN
                         nursery.start_soon(lifecycle.delete, conv.conversation_id, reason)
+            lifecycle.profiles.close()
 
     def skip_call_grace(self) -> None:
         """A second shutdown signal: stop in-flight calls now."""

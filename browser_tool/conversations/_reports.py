@@ -69,6 +69,7 @@ class SessionInfo:
     shared: bool = False
     # Issue 21: a person holds the browser (or was offered it), with why and until when.
     handoff: HandoffInfo | None = None
+    profile: str | None = None  # the persistent profile it is bound to (issue 21)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

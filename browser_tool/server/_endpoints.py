@@ -7,14 +7,15 @@ Everything the caller got wrong about the request itself is a 4xx with the error
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import trio
 
 from .._conversation_ids import ConversationId, validate_conversation_id
-from .._errors import HttpError, InvalidInputError
+from .._errors import ConflictError, HttpError, InvalidInputError, SessionError
 from ..tools import UnknownToolError, tool_definitions
 from ._metrics_text import render_metrics
 from ._openapi import openapi_document
@@ -49,6 +50,21 @@ class Request:
 
 
 Handler = Callable[[Request], Awaitable[Reply]]
+
+
+@contextmanager
+def _translated() -> Iterator[None]:
+    """The manager's refusals as answers (issue 21's endpoints): bad input 400, a clash with
+    the state 409 (its own code), a browser that is gone or does not answer 503."""
+    try:
+        yield
+    except InvalidInputError as exc:
+        raise HttpError(400, "invalid_input", str(exc)) from None
+    except ConflictError as exc:
+        status = 503 if exc.code == "shutting_down" else 409
+        raise HttpError(status, exc.code, exc.message) from None
+    except SessionError as exc:
+        raise HttpError(503, "browser_unavailable", str(exc)) from None
 
 
 class Endpoints:
@@ -132,6 +148,42 @@ class Endpoints:
 
     async def openapi(self, req: Request) -> Reply:
         return json_reply(self._openapi)
+
+    # ---- issue 21: persistent profiles and storage state ------------------------------------
+
+    async def bind_conversation(self, req: Request) -> Reply:
+        conversation_id = req.conversation_id
+        body = await self._json_body(req)
+        with _translated():
+            if "profile" not in body:
+                raise InvalidInputError("profile", 'required, as in {"profile": "work"}')
+            profile = self._manager.bind_profile(conversation_id, body["profile"])
+        return json_reply({"conversation_id": conversation_id, "profile": profile})
+
+    async def get_storage_state(self, req: Request) -> Reply:
+        conversation_id = req.conversation_id
+        with _translated():
+            state = await self._manager.storage_state(conversation_id)
+        return json_reply(state)
+
+    async def put_storage_state(self, req: Request) -> Reply:
+        conversation_id = req.conversation_id
+        body = await self._json_body(req)
+        with _translated():
+            loaded = await self._manager.load_storage_state(conversation_id, body)
+        return json_reply({"conversation_id": conversation_id, "loaded": loaded})
+
+    async def list_profiles(self, req: Request) -> Reply:
+        profiles = await self._manager.list_profiles()
+        return json_reply({"profiles": [info.to_json() for info in profiles]})
+
+    async def delete_profile(self, req: Request) -> Reply:
+        name = req.params["profile"]
+        with _translated():
+            existed = await self._manager.delete_profile(name)
+        return json_reply({"profile": name, "existed": existed})
+
+    # ---- end of issue 21 ---------------------------------------------------------------------
 
     def handlers(self) -> dict[str, Handler]:
         """The handler of every operation in the route table, by the name the table gives it.

@@ -22,7 +22,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from .._errors import InvalidInputError, NoConversationError
+from .._errors import ConflictError, InvalidInputError, NoConversationError
 from ..tools import ToolOutput, UnknownToolError, tool_definitions
 from ._proxy import MOVED_HEADER, note_if_moved
 from ._service_parts import ServiceParts
@@ -41,6 +41,31 @@ def request_header(ctx: Context, name: bytes) -> str | None:
         return None
     value = headers.get(name.decode("latin-1"))
     return None if value is None else str(value)
+
+
+def request_query(ctx: Context, name: str) -> str | None:
+    """A query parameter of the HTTP request that carried this MCP message (None on stdio)."""
+    params = getattr(ctx.request, "query_params", None)
+    if params is None:
+        return None
+    value = params.get(name)
+    return None if value is None else str(value)
+
+
+def bind_from_url(parts: ServiceParts, ctx: Context, conversation_id: str) -> ToolOutput | None:
+    """Issue 21: an MCP URL with `?profile=NAME` binds its conversation to that profile (the
+    MCP form of `PUT /v1/conversations/{id}`), on every call, so the first one binds and the
+    rest find it bound. None when that holds; else the error result that says why not."""
+    profile = request_query(ctx, "profile")
+    if profile is None:
+        return None
+    try:
+        parts.manager.bind_profile(conversation_id, profile)
+    except (InvalidInputError, ConflictError) as exc:
+        return ToolOutput.error(
+            f"The ?profile={profile!r} of this MCP URL could not be used: {exc}"
+        )
+    return None
 
 
 def to_call_tool_result(output: ToolOutput) -> types.CallToolResult:
@@ -72,6 +97,8 @@ def build_mcp_server(parts: ServiceParts, conversation_for: ConversationFor) -> 
         except NoConversationError as exc:
             raise MCPError(types.INVALID_REQUEST, str(exc)) from None
         note_if_moved(parts.manager, conversation_id, request_header(ctx, MOVED_HEADER))
+        if (refused := bind_from_url(parts, ctx, conversation_id)) is not None:
+            return to_call_tool_result(refused)
         with parts.inflight.track():
             try:
                 output = await parts.manager.call_tool(

@@ -49,12 +49,18 @@ class _StdinLines:
         return line.decode("utf-8", errors="replace")
 
 
-async def run_mcp_stdio(settings: Settings, shutdown: Shutdown, conversation_id: str) -> None:
-    """Serve MCP on stdin/stdout until stdin ends or `shutdown` is requested.
+async def run_mcp_stdio(
+    settings: Settings, shutdown: Shutdown, conversation_id: str, profile: str | None = None
+) -> None:
+    """Serve MCP on stdin/stdout until stdin ends or `shutdown` is requested; with `profile`,
+    the conversation runs on that persistent profile (issue 21).
 
-    Raises what `open_session_manager` raises. Every session is killed before this returns.
+    Raises what `open_session_manager` raises, and InvalidInputError or ConflictError when the
+    profile cannot be bound. Every session is killed before this returns.
     """
     async with open_service_parts(settings, shutdown) as parts:
+        if profile is not None:
+            parts.manager.bind_profile(conversation_id, profile)
         server = build_mcp_server(parts, lambda ctx: conversation_id)
         stdin_ended = False
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._conversation_ids import CONVERSATION_ID_PATTERN
+from .._profile_names import PROFILE_NAME_PATTERN
 from ..conversations import SESSION_STATES
 from ..tools import tool_definitions
 from ._routes import ROUTES, Operation, Payload, Route, component_ref
@@ -19,10 +20,11 @@ _ERROR_MEANINGS = {
     401: "Missing or wrong bearer token (when BROWSER_TOOL_TOKEN is set)",
     404: "Unknown tool",
     403: "The hand-over link or the page's secret is not (or no longer) valid",
-    409: "A person holds the conversation's browser already",
+    409: "Clashes with the state: a person holds the browser already, a profile is in use, the "
+    "conversation has started",
     410: "The hand-over is over",
     413: "Body over BROWSER_TOOL_MAX_BODY_BYTES",
-    503: "The service is shutting down",
+    503: "The service is shutting down (storage state: or the browser did not answer)",
 }
 
 
@@ -96,6 +98,10 @@ _SCHEMAS: dict[str, Any] = {
                 "description": "pid is a Chrome shared with other conversations (isolation "
                 "context), each in a browser context of its own",
             },
+            "profile": {
+                "type": ["string", "null"],
+                "description": "The persistent profile its Chrome runs on (issue 21)",
+            },
             "handoff": {
                 "description": "A hand-over to a person, while one is open (issue 21)",
                 "oneOf": [{"type": "null"}, {"$ref": "#/components/schemas/HandoffInfo"}],
@@ -145,6 +151,14 @@ def _parameter(name: str, tool_names: list[str]) -> dict[str, Any]:
             "in": "path",
             "required": True,
             "schema": {"type": "string", "enum": tool_names},
+        }
+    if name == "profile":  # issue 21
+        return {
+            "name": "profile",
+            "in": "path",
+            "required": True,
+            "schema": {"type": "string", "pattern": PROFILE_NAME_PATTERN},
+            "description": "A persistent profile's name",
         }
     raise ValueError(f"path parameter {name!r} of the route table has no description here")
 

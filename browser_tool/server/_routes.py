@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from .._errors import HttpError
+from .._profile_names import PROFILE_NAME_PATTERN
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
@@ -113,6 +114,14 @@ _CONVERSATION = "/v1/conversations/{conversation_id}"
 _CLEANUP = component_ref("CleanupReport")
 MCP_CONVERSATION_TEMPLATE = _CONVERSATION + "/mcp"
 MCP_SESSIONS_TEMPLATE = "/mcp"
+_PROFILE_NAME = {"type": "string", "pattern": PROFILE_NAME_PATTERN}
+_STORAGE_STATE = {
+    "type": "object",
+    "properties": {
+        "cookies": {"type": "array", "items": {"type": "object"}},
+        "origins": {"type": "array", "items": {"type": "object"}},
+    },
+}
 
 
 def _mcp_operations(whose: str, *, in_path: bool) -> dict[str, Operation]:
@@ -244,7 +253,21 @@ ROUTES: tuple[Route, ...] = (
                 "End the conversation's browser and delete its files (idempotent)",
                 {200: Payload("What was cleaned up", _CLEANUP)},
                 errors=(400, 401, 503),
-            )
+            ),
+            "PUT": Operation(  # issue 21
+                "bind_conversation",
+                "Bind the conversation to a persistent profile, before its first call",
+                {200: Payload("The binding", {"type": "object", "required": ["profile"]})},
+                errors=(400, 401, 409, 413, 503),
+                request=Payload(
+                    "The profile to run its browser on",
+                    {
+                        "type": "object",
+                        "required": ["profile"],
+                        "properties": {"profile": _PROFILE_NAME},
+                    },
+                ),
+            ),
         },
     ),
     Route(
@@ -277,6 +300,48 @@ ROUTES: tuple[Route, ...] = (
             )
         },
     ),
+    # ---- issue 21: persistent profiles and storage state ------------------------------------
+    Route(
+        _CONVERSATION + "/storage-state",
+        {
+            "GET": Operation(
+                "get_storage_state",
+                "Cookies and localStorage the conversation's browser holds",
+                {200: Payload("Playwright's storage_state shape", _STORAGE_STATE)},
+                errors=(400, 401, 409, 503),
+            ),
+            "PUT": Operation(
+                "put_storage_state",
+                "Load a storage state: now between calls, or at the browser's launch",
+                {200: Payload("What was loaded, and when ('applied' or 'pending')")},
+                errors=(400, 401, 409, 413, 503),
+                request=Payload("Playwright's storage_state shape", _STORAGE_STATE),
+            ),
+        },
+    ),
+    Route(
+        "/v1/profiles",
+        {
+            "GET": Operation(
+                "list_profiles",
+                "The persistent profiles, and which conversation holds each",
+                {200: Payload("{'profiles': [{name, in_use, held_by, size_bytes, modified_at}]}")},
+                errors=(401,),
+            )
+        },
+    ),
+    Route(
+        "/v1/profiles/{profile}",
+        {
+            "DELETE": Operation(
+                "delete_profile",
+                "Delete a persistent profile (refused while a conversation holds it)",
+                {200: Payload("Whether it existed")},
+                errors=(400, 401, 409, 503),
+            )
+        },
+    ),
+    # ---- end of issue 21 ---------------------------------------------------------------------
     Route(
         MCP_CONVERSATION_TEMPLATE,
         _mcp_operations("in this conversation, whatever the protocol version", in_path=True),

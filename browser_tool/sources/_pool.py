@@ -21,6 +21,7 @@ import collections
 import logging
 import math
 import secrets
+from pathlib import Path
 
 import trio
 
@@ -74,7 +75,11 @@ class PoolSource:
         self._filled = trio.Event()
         nursery.start_soon(self._refill)
 
-    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
+    async def acquire(
+        self, conversation_id: str, dirs: SessionDirs, profile_dir: Path | None = None
+    ) -> BrowserSession:
+        if profile_dir is not None:  # a pooled Chrome runs on a fresh profile: launch one
+            return await self._launcher.acquire(conversation_id, dirs, profile_dir)
         while self._ready:
             browser = self._ready.popleft()
             self._handed_out_at = trio.current_time()

@@ -12,7 +12,9 @@ Chrome); tools reach the page of one through `CallAccess.browser`, which narrows
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 import trio
@@ -67,8 +69,12 @@ OnClosed = Callable[[Browser], None]
 
 
 class BrowserSource(Protocol):
-    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> Browser:
-        """A ready browser for `conversation_id`, its downloads going to `dirs`.
+    async def acquire(
+        self, conversation_id: str, dirs: SessionDirs, profile_dir: Path | None = None
+    ) -> Browser:
+        """A ready browser for `conversation_id`, its downloads going to `dirs`; with
+        `profile_dir`, a Chrome of its own launched on that persistent profile (never a pooled
+        one; a source that cannot, the shared one, raises BrowserLaunchError saying why).
 
         Raises BrowserLaunchError when none can be had. Cancelled, it leaves nothing behind.
         """
@@ -114,10 +120,13 @@ class LaunchSource:
         self._on_closed = on_closed
         self._metrics = metrics or Metrics()
 
-    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
+    async def acquire(
+        self, conversation_id: str, dirs: SessionDirs, profile_dir: Path | None = None
+    ) -> BrowserSession:
+        run = functools.partial(run_browser_session, profile_dir=profile_dir)
         try:
             browser: BrowserSession = await self._nursery.start(
-                run_browser_session,
+                run,
                 conversation_id,
                 self._settings,
                 dirs,

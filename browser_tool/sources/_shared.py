@@ -21,6 +21,7 @@ import logging
 import secrets
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 
 import trio
 
@@ -99,7 +100,14 @@ class SharedSource:
         """The shared Chromes running now."""
         return [h.browser for h in self._hosts if h.browser is not None and h.browser.alive]
 
-    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
+    async def acquire(
+        self, conversation_id: str, dirs: SessionDirs, profile_dir: Path | None = None
+    ) -> BrowserSession:
+        if profile_dir is not None:  # the manager refuses the binding first; never reached
+            raise BrowserLaunchError(
+                "Profiles apply in process mode only: in context mode (BROWSER_TOOL_ISOLATION="
+                "context) conversations share one Chrome, and a Chrome has one profile."
+            )
         # A Chrome that dies between being chosen and giving out a context is not the
         # conversation's fault: one more try, in another Chrome.
         for attempt in (1, 2):

@@ -20,7 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from browser_tool import InvalidInputError, ToolError
+from browser_tool import InvalidInputError, ToolError, validate_profile_name
+from browser_tool.browser import normal_origin, parse_storage_state
 from browser_tool.tools import find_tool, prepare_input, tool_definitions
 from tests.faults.sync_service import SyncService, sync_service
 
@@ -236,3 +237,136 @@ def test_fuzzed_tool_input_over_http_never_500s_and_always_answers(
             # wait for the link to expire. Deleting the conversation ends the hand-over.
             assert name == "browser_request_human"
             assert client.delete("/v1/conversations/fuzz").status_code == 200
+
+
+# ---- issue 21: profile names and storage states ---------------------------------------------
+
+profile_names = (
+    st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", fullmatch=True)
+    | odd_text
+    | st.sampled_from(["..", ".", "../x", "/etc", "a/b", "a\\b", ".hidden", "p" * 65, "~", "-"])
+    | json_values
+)
+cookie_fields = {
+    "name": odd_text | json_values,
+    # Long, but not `huge_text`: Hypothesis warns (an error here) on a repr over ~100 kB.
+    "value": odd_text | st.builds(lambda n: "v" * n, st.integers(1000, 20_000)) | json_values,
+    "domain": st.sampled_from(["example.com", ".example.com", "127.0.0.1", "", ".", "a/b", "x;y"])
+    | odd_text
+    | json_values,
+    "path": st.sampled_from(["/", "/a", "", "a", "/\x00"]) | json_values,
+    "expires": st.sampled_from([-1, 0, 1, 1.7e9, 1e11, 1e300, -2]) | json_values,
+    "httpOnly": st.booleans() | json_values,
+    "secure": st.booleans() | json_values,
+    "sameSite": st.sampled_from(["Strict", "Lax", "None", "lax", ""]) | json_values,
+}
+origin_texts = (
+    st.sampled_from(
+        [
+            "https://example.com",
+            "http://127.0.0.1:8080",
+            "https://example.com/",
+            "https://example.com/path",
+            "http://[::1]:9",
+            "http://[::1",
+            "http://a:99999",
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "https://user:pw@example.com",
+            "",
+        ]
+    )
+    | odd_text
+    | json_values
+)
+
+
+@st.composite
+def storage_states(draw: st.DrawFn) -> object:
+    """Mostly Playwright-shaped states with hostile values; sometimes not an object at all."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(json_values)
+    cookies = [
+        {k: draw(v) for k, v in cookie_fields.items() if draw(st.integers(0, 5))}
+        for _ in range(draw(st.integers(0, 3)))
+    ]
+    origins = [
+        {
+            "origin": draw(origin_texts),
+            "localStorage": draw(
+                st.lists(
+                    st.fixed_dictionaries({"name": odd_text, "value": odd_text | json_values}),
+                    max_size=3,
+                )
+                | json_values
+            ),
+        }
+        for _ in range(draw(st.integers(0, 3)))
+    ]
+    state: dict[str, object] = {"cookies": cookies, "origins": origins}
+    if draw(st.integers(0, 5)) == 0:
+        state[draw(st.sampled_from(["cookies", "origins", "extra"]))] = draw(json_values)
+    return state
+
+
+STATE_FIELD = re.compile(
+    r"^Invalid input '(storage_state|cookies|origins)(\[\d+\](\.\w+)*)*(\[\d+\](\.\w+)?)*': "
+)
+
+
+@settings(max_examples=600)
+@given(storage_states())
+def test_storage_states_are_accepted_or_name_the_field(value: object) -> None:
+    try:
+        state = parse_storage_state(value)
+    except InvalidInputError as exc:
+        message = str(exc)
+    else:
+        json.dumps(state, allow_nan=False)  # what is kept can be written back as JSON
+        for origin in state["origins"]:
+            assert normal_origin(origin["origin"]) == origin["origin"]
+        return
+    assert STATE_FIELD.match(message), message
+
+
+@settings(max_examples=600)
+@given(profile_names)
+def test_profile_names_are_plain_dir_names_or_refused_naming_the_field(value: object) -> None:
+    try:
+        name = validate_profile_name(value)
+    except InvalidInputError as exc:
+        message = str(exc)
+    else:
+        assert "/" not in name
+        assert not name.startswith(".")
+        assert 1 <= len(name) <= 64
+        return
+    assert message.startswith("Invalid input 'profile': "), message
+
+
+@pytest.mark.chrome
+@settings(max_examples=60)
+@given(profile_names, storage_states())
+def test_fuzzed_profiles_and_storage_states_over_http_never_500(
+    service: SyncService, profile: object, state: object
+) -> None:
+    with httpx.Client(base_url=service.url, timeout=60) as client:
+        try:
+            bound = client.put("/v1/conversations/fuzz-p", json={"profile": profile})
+            assert bound.status_code in (200, 400), bound.text
+            if bound.status_code == 400:
+                assert bound.json()["error"]["code"] in ("invalid_input", "invalid_json")
+            body = json.dumps(state)
+            loaded = client.put("/v1/conversations/fuzz-s/storage-state", content=body)
+            assert loaded.status_code in (200, 400), loaded.text
+            if loaded.status_code == 400:
+                error = loaded.json()["error"]
+                assert error["code"] in ("invalid_input", "invalid_json"), error
+            read = client.get("/v1/conversations/fuzz-s/storage-state")
+            assert read.status_code in (200, 409), read.text
+        finally:  # each example starts clean, whatever the last one did
+            for cid in ("fuzz-p", "fuzz-s"):
+                assert client.delete(f"/v1/conversations/{cid}").status_code == 200
+            for listed in client.get("/v1/profiles").json()["profiles"]:
+                gone = client.delete(f"/v1/profiles/{listed['name']}")
+                assert gone.status_code == 200, gone.text

@@ -125,11 +125,14 @@ async def test_hostile_paths_bodies_and_methods_never_get_a_500(state_dir: Path)
             text = f"POST {call} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{header}\r\n\r\n{{}}"
             status, answer = await raw_request(url, text.encode())
             assert status in (400, 501), (header, status, answer[:200])
+        await _issue_21_routes(url)
         status, answer = await raw_request(url, request("GET", "/healthz"))
         assert status == 200  # still up and answering
         assert b'"ok"' in answer
     # Nothing was written outside the state root's own layout by any of it.
-    assert {p.name for p in state_dir.iterdir()} <= {"pids", "instances", "sessions", "tmp"}
+    layout = {"pids", "instances", "sessions", "tmp", "profiles"}
+    assert {p.name for p in state_dir.iterdir()} <= layout
+    assert not any((state_dir / "profiles").iterdir())  # every profile made was deleted
 
 
 async def test_hostile_requests_to_the_live_view_never_get_a_500(state_dir: Path) -> None:
@@ -207,3 +210,77 @@ async def test_hostile_requests_to_the_live_view_never_get_a_500(state_dir: Path
             our_error(status, answer)
         status, body = await raw_request(url, request("GET", "/healthz"))
         assert status == 200  # still up and answering
+
+
+# ---- issue 21: profiles and storage state ---------------------------------------------------
+
+HOSTILE_PROFILES = [*HOSTILE_IDS, ".hidden", "%2Ehidden", "a%20b", "-x", "a:b", "p" * 65]
+PROFILE_BODIES = [
+    b'{"profile": ".."}',
+    b'{"profile": "../../etc"}',
+    b'{"profile": "/abs"}',
+    rb'{"profile": "a\u0000b"}',
+    b'{"profile": ""}',
+    b'{"profile": null}',
+    b'{"profile": ["p"]}',
+    b'{"profile": {"name": "p"}}',
+    b'{"profile": 1e400}',
+    b"{}",
+    b'{"profile": "' + b"p" * 100_000 + b'"}',
+]
+STATE_BODIES = [
+    b"{}",
+    b'{"cookies": null}',
+    b'{"cookies": [null]}',
+    b'{"cookies": [{"name": "a", "value": "b", "domain": "x", "expires": 1e400}]}',
+    b'{"cookies": [{"name": "a", "value": "b", "domain": "x", "expires": NaN}]}',
+    rb'{"cookies": [{"name": "\ud800", "value": "b", "domain": "\u0000"}]}',
+    b'{"origins": [{"origin": "javascript:alert(1)"}]}',
+    b'{"origins": [{"origin": "http://[::1"}]}',
+    b'{"origins": [{"origin": "https://a.test", "localStorage": {"k": "v"}}]}',
+    b'{"origins": ' + b"[" * 10_000 + b"]" * 10_000 + b"}",
+]
+
+
+async def _issue_21_routes(url: str) -> None:
+    """The routes of issue 21 with hostile ids, names and bodies: 200, 400, 404, 405, 409 or
+    413, never a 500; whatever they made (bindings, kept states, profiles) is removed after."""
+    allowed = {200, 400, 404, 405, 409, 413}
+    for conversation in HOSTILE_IDS:
+        base = f"/v1/conversations/{conversation}"
+        for method, target, body in (
+            ("PUT", base, b'{"profile": "hostile"}'),
+            ("GET", base + "/storage-state", b""),
+            ("PUT", base + "/storage-state", b'{"cookies": []}'),
+        ):
+            status, answer = await raw_request(url, request(method, target, body))
+            our_error(status, answer)
+            assert status in allowed, (target[:80], status, answer[:200])
+            if not valid_id(conversation):
+                assert status in (400, 404), (target[:80], status, answer[:200])
+        if valid_id(conversation):
+            await raw_request(url, request("DELETE", base))
+    status, answer = await raw_request(url, request("DELETE", "/v1/profiles/hostile"))
+    assert (status, json.loads(answer)["existed"]) == (200, True), answer[:200]
+    for name in HOSTILE_PROFILES:
+        status, answer = await raw_request(url, request("DELETE", f"/v1/profiles/{name}"))
+        our_error(status, answer)
+        assert status in (200, 400, 404, 405), (name[:80], status, answer[:200])
+    for method in ("GET", "POST", "PUT"):
+        status, answer = await raw_request(url, request(method, "/v1/profiles/x", b"{}"))
+        assert our_error(status, answer) == "method_not_allowed", (method, answer[:200])
+    for body in PROFILE_BODIES:
+        status, answer = await raw_request(url, request("PUT", "/v1/conversations/h1", body))
+        assert our_error(status, answer) in ("invalid_input", "invalid_json", "body_too_large"), (
+            body[:60],
+            status,
+            answer[:200],
+        )
+    for body in STATE_BODIES:
+        target = "/v1/conversations/h2/storage-state"
+        status, answer = await raw_request(url, request("PUT", target, body))
+        got = our_error(status, answer)
+        assert status in (200, 400), (body[:60], status, answer[:200])
+        assert status == 200 or got in ("invalid_input", "invalid_json"), (body[:60], answer)
+    for conversation in ("h1", "h2"):
+        await raw_request(url, request("DELETE", f"/v1/conversations/{conversation}"))

@@ -67,6 +67,7 @@ PAGE_MARKERS: dict[str, list[str]] = {
     "download.html": ['id="download"', 'href="/download/report.txt"'],
     "tall.html": ["height: 10000px", "height: 1000px", ">0px<", ">5000px<", ">9000px<"],
     "loop.html": ["window.spin = () => { while (true) {} }", '.get("loop") === "1"', "50"],
+    "signin.html": ["max-age=86400; path=/", 'localStorage.setItem("user", user)', "Signed in as "],
     "storage.html": [
         '"fixture_cookie="',
         "path=/",

@@ -13,7 +13,7 @@ import trio
 from browser_tool import Settings
 from chrome_launcher import all_stats, live_group_members
 
-LAYOUT_DIRS = {"pids", "instances", "sessions", "tmp"}
+LAYOUT_DIRS = {"pids", "instances", "sessions", "tmp", "profiles"}
 
 
 def _mentions(pid: int, needle: bytes) -> bool:

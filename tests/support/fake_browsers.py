@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import trio
 
@@ -120,7 +121,9 @@ class FakeBrowserSource:
         self._on_closed = on_closed
         self._changed = trio.Event()
 
-    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> Browser:
+    async def acquire(
+        self, conversation_id: str, dirs: SessionDirs, profile_dir: Path | None = None
+    ) -> Browser:
         launch = Launch(conversation_id, dirs, trio.current_time())
         self.launches.append(launch)
         self._poke()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import trio
 
@@ -37,8 +38,10 @@ class RecordingSource:
     releases: list[Release] = field(default_factory=list)
     _released: trio.Event = field(default_factory=trio.Event)
 
-    async def acquire(self, conversation_id: str, dirs: SessionDirs) -> Browser:
-        return await self.inner.acquire(conversation_id, dirs)
+    async def acquire(
+        self, conversation_id: str, dirs: SessionDirs, profile_dir: Path | None = None
+    ) -> Browser:
+        return await self.inner.acquire(conversation_id, dirs, profile_dir)
 
     async def release(self, browser: Browser, reason: CloseReason) -> KillReport | None:
         record = Release(reason, trio.current_time(), browser.pid)

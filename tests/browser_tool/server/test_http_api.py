@@ -52,6 +52,9 @@ async def test_discovery_endpoints(state_dir: Path) -> None:
             "/v1/conversations/{conversation_id}/reset",
             "/v1/conversations/{conversation_id}/keepalive",
             "/v1/conversations/{conversation_id}/mcp",
+            "/v1/conversations/{conversation_id}/storage-state",  # issue 21
+            "/v1/profiles",
+            "/v1/profiles/{profile}",
             "/mcp",
             "/v1/sessions",
             "/healthz",
@@ -78,7 +81,7 @@ async def test_discovery_endpoints(state_dir: Path) -> None:
         assert "/openapi.json" in assert_error(await client.get("/nope"), 404, "not_found")
         wrong = await client.get("/v1/conversations/c1")
         assert_error(wrong, 405, "method_not_allowed")
-        assert wrong.headers["allow"] == "DELETE"
+        assert wrong.headers["allow"] == "DELETE, PUT"  # PUT binds a profile (issue 21)
 
 
 async def test_every_request_error_has_its_code(state_dir: Path) -> None:
