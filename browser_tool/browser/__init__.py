@@ -1,7 +1,7 @@
-"""browser: one browser for one conversation: its Chrome, its CDP connection, its page, console
-buffer, dialogs, popups, downloads and crash handling; its workers, with their logs, where each
-response came from, the service worker registry and offline mode. In shared-browser mode, its
-context in a Chrome that conversations share.
+"""browser: one browser for one conversation: its Chrome, its CDP connection, its tabs (each a
+page with its console buffer, dialogs and crash handling), downloads; each page's workers,
+with their logs, where each response came from, the service worker registry and offline mode.
+In shared-browser mode, its context in a Chrome that conversations share.
 
 Imports the `cdp` layer and the foundation modules; nothing above.
 """
@@ -35,6 +35,7 @@ from ._service_workers import ServiceWorkerRegistration, ServiceWorkerVersion
 from ._session import BrowserSession, run_browser_session
 from ._shared_browser import SharedBrowser, run_shared_browser
 from ._snapshot import capture_snapshot
+from ._tabs import Tabs
 from ._workers import Worker
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "SharedBrowser",
     "Snapshot",
     "SnapshotNode",
+    "Tabs",
     "Worker",
     "canonical_modifier",
     "capture_snapshot",

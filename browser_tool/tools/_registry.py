@@ -30,6 +30,7 @@ from ._resize import check_dimensions, resize
 from ._screenshot import screenshot
 from ._service_workers import service_workers
 from ._snapshot import SNAPSHOT_TOOL
+from ._tabs import TABS_TOOL
 from ._tool import TIMEOUT_FIELD, Tool, object_schema
 from ._upload import UPLOAD_TOOL
 from ._wait_for import WAIT_FOR_TOOL
@@ -187,6 +188,7 @@ TOOLS: tuple[Tool, ...] = (
     UPLOAD_TOOL,
     WAIT_FOR_TOOL,
     *HISTORY_TOOLS,
+    TABS_TOOL,  # issue 20
 )
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
 
