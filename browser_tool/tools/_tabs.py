@@ -30,7 +30,7 @@ def check_tabs_input(raw: dict[str, Any]) -> None:
     if "index" in raw and action not in ("select", "close"):
         raise InvalidInputError("index", f"is only taken by 'select' and 'close', not {action!r}")
     if action == "select" and "index" not in raw:
-        raise InvalidInputError("index", "is required for action 'select'")
+        raise InvalidInputError("action", "'select' needs `index`, the tab to make current")
 
 
 async def tabs_tool(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:

@@ -143,6 +143,9 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "time": st.floats(min_value=-5, max_value=5, allow_nan=False)
     | st.sampled_from([0, 0.01, 3601, -1])
     | json_values,
+    # issue 20: browser_tabs
+    "action": odd_text | st.sampled_from(["list", "new", "select", "close", "LIST", "open"]),
+    "index": sizes | json_values,
 }
 
 
