@@ -99,6 +99,7 @@ class Page:
         self.url = ""
         self.title = ""
         self.opener_id = ""
+        self.loaded = trio.Event()  # the main frame's current document stopped loading
         self._state = PageState.SETTING_UP
         self._state_changed = trio.Event()  # set (and replaced) on every move
         self._cdp: CdpSession | None = None
@@ -248,8 +249,12 @@ class Page:
         if method == "Page.frameStartedNavigating":
             if p.get("navigationType") not in _SAME_DOCUMENT:
                 self.navigating_to = str(p.get("url", ""))
+                if self.loaded.is_set():
+                    self.loaded = trio.Event()
         else:  # committed (frameNavigated), or stopped, failed or done (frameStoppedLoading)
             self.navigating_to = None
+            if method == "Page.frameStoppedLoading":
+                self.loaded.set()
             if method == "Page.frameNavigated":
                 self.console.page_url = str((p.get("frame") or {}).get("url", ""))
 

@@ -36,6 +36,7 @@ log = logging.getLogger("browser_tool.tabs")
 _TARGET_EVENTS = ("Target.targetCreated", "Target.targetInfoChanged", "Target.targetDestroyed")
 _DOWNLOAD_EVENTS = ("Browser.downloadWillBegin", "Browser.downloadProgress")
 _COMMAND_TIMEOUT = 10.0
+_LOAD_WAIT = 5.0  # how long a new tab's load is waited for before its title is read
 _CONSOLE_QUEUE = 10_000  # console events waiting for the pump; more are dropped and counted
 
 
@@ -65,6 +66,9 @@ class Tabs:
         self._opened_since: list[Page] = []  # tabs the pages opened, for the next result
         self._over_cap_since = 0
         self._current_note = ""  # "tab N is now current", for the next result
+        # Tabs announced before they had a URL: the result after they got one says it.
+        self._announced_blank: list[Page] = []
+        self._loaded_since: list[Page] = []
 
     @property
     def current(self) -> Page:
@@ -170,13 +174,21 @@ class Tabs:
         closed, or refused at the cap; a change of current tab; each tab's own notes (the
         current tab's first, then the others', each naming its tab)."""
         notes: list[str] = []
+        for page in self._loaded_since:
+            if page in self._pages:
+                notes.append(f"Tab {self.index(page)} now shows {page.url}{_title(page)}.")
         for page in self._opened_since:
             if page in self._pages:
-                title = f", title {page.title!r}" if page.title and page.title != page.url else ""
+                blank = page.url in ("", "about:blank")
+                where = (
+                    f"tab {self.index(page)} (about:blank so far)" if blank else self.label(page)
+                )
                 notes.append(
-                    f"The page opened a new tab: {self.label(page)}{title}. The current tab is "
+                    f"The page opened a new tab: {where}{_title(page)}. The current tab is "
                     f"still tab {self.index(self.current)}; use browser_tabs to select it."
                 )
+                if blank:
+                    self._announced_blank.append(page)
             else:
                 notes.append(
                     f"The page opened a new tab ({page.url or 'about:blank'}), which has closed "
@@ -191,6 +203,7 @@ class Tabs:
         if self._current_note:
             notes.append(self._current_note)
         self._opened_since, self._over_cap_since, self._current_note = [], 0, ""
+        self._loaded_since = []
         notes += self.current.take_notes()
         for page in self._pages:
             if page is not self.current:
@@ -291,6 +304,10 @@ class Tabs:
         if method == "Target.targetInfoChanged":
             if page is not None:
                 page.url, page.title = str(info.get("url", "")), str(info.get("title", ""))
+                if page in self._announced_blank and page.url not in ("", "about:blank"):
+                    self._announced_blank.remove(page)
+                    assert self._nursery is not None
+                    self._nursery.start_soon(self._announce_load, page)
         elif method == "Target.targetDestroyed":
             if page is not None:
                 self._drop(page)  # it closed itself (or its context went)
@@ -323,8 +340,27 @@ class Tabs:
         except CdpError as exc:  # it closed before it was attached
             log.debug("tab %s not attached: %s", page.target_id, exc)
 
+    async def _announce_load(self, page: Page) -> None:
+        # Chrome does not announce a title change (targetInfoChanged keeps the URL as the
+        # title): read it once the tab's document has loaded (or after a bound, if its load
+        # ended before the tab was attached).
+        with trio.move_on_after(_LOAD_WAIT):
+            await page.loaded.wait()
+        with contextlib.suppress(CdpError, KeyError):
+            got = await self.conn.send(
+                "Target.getTargetInfo", {"targetId": page.target_id}, timeout=_COMMAND_TIMEOUT
+            )
+            page.url, page.title = str(got["targetInfo"]["url"]), str(got["targetInfo"]["title"])
+        self._loaded_since.append(page)
+
     async def _close_target(self, target_id: str) -> None:
         with contextlib.suppress(CdpError):
             await self.conn.send(
                 "Target.closeTarget", {"targetId": target_id}, timeout=_COMMAND_TIMEOUT
             )
+
+
+def _title(page: Page) -> str:
+    """', title "Sign in"' once the tab has a title of its own (not its URL's stand-in)."""
+    shown = page.title and page.title not in (page.url, page.url.split("://", 1)[-1])
+    return f", title {page.title!r}" if shown else ""
