@@ -44,6 +44,7 @@ TOOLS = [
     "browser_wait_for",
     "browser_navigate_back",
     "browser_navigate_forward",
+    "browser_tabs",  # issue 20
 ]
 
 
