@@ -165,6 +165,7 @@ class Tabs:
         assert len(self._pages) > 1, "the last tab is not closed"
         target_id = page.target_id
         self._drop(page)
+        self._current_note = ""  # the caller's result says which tab is current now
         await self.conn.send(
             "Target.closeTarget", {"targetId": target_id}, timeout=_COMMAND_TIMEOUT
         )

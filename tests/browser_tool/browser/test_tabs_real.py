@@ -247,3 +247,12 @@ async def test_context_mode_conversations_never_see_each_others_tabs(
         assert mine in listing, listing
         assert theirs not in listing
     assert {p.target_id for p in a.tabs.pages()}.isdisjoint(p.target_id for p in b.tabs.pages())
+    # Ending one conversation closes its tabs (its context goes) and leaves the other's.
+    a_targets = {p.target_id for p in a.tabs.pages()}
+    await shared.kill_session("conv-a")
+    left = await b.conn.send("Target.getTargets")
+    ids = {t["targetId"] for t in left["targetInfos"] if t["type"] == "page"}
+    assert ids.isdisjoint(a_targets)
+    assert {p.target_id for p in b.tabs.pages()} <= ids
+    listing = await shared.call_tool("conv-b", "browser_tabs", {"action": "list"})
+    assert listing.output.count("conv-b=") == 2, listing.output
