@@ -27,7 +27,13 @@ from ._ax_tree import Snapshot
 from ._console import ConsoleBuffer, Numbering
 from ._dialogs import answer_dialog, dialog_entry
 from ._downloads import Download, Downloads
-from ._notes import PAGE_CRASHED_BETWEEN_CALLS, PAGE_CRASHED_DURING_CALL, PAGE_NOT_REPLACED, Notes
+from ._notes import (
+    PAGE_CRASHED_BETWEEN_CALLS,
+    PAGE_CRASHED_DURING_CALL,
+    PAGE_NOT_REPLACED,
+    TAB_CLOSED_DURING_CALL,
+    Notes,
+)
 from ._refs import RefTable
 from ._workers import Workers
 
@@ -100,6 +106,9 @@ class Page:
         self.title = ""
         self.opener_id = ""
         self.loaded = trio.Event()  # the main frame's current document stopped loading
+        # Set by the Tabs when this tab became current because the current one closed (until
+        # the next result): a call's lost connection was that tab's closing, not a crash here.
+        self.took_over = ""
         self._state = PageState.SETTING_UP
         self._state_changed = trio.Event()  # set (and replaced) on every move
         self._cdp: CdpSession | None = None
@@ -157,6 +166,10 @@ class Page:
         the crashed `session` while it is still the page's (the pump has not handled the crash
         yet: the connection fails its commands first), later calls wait for the new page and
         the crash is not noted again."""
+        if self._state is PageState.CLOSED:
+            return ToolError(TAB_CLOSED_DURING_CALL)
+        if self.took_over and session is None:  # the call ran on the tab that closed
+            return ToolError(f"{TAB_CLOSED_DURING_CALL} {self.took_over}")
         if session is not None and session is self._cdp and self._state is PageState.READY:
             self._move(PageState.CRASH_TOLD)
         self.notes.drop("crash")

@@ -206,6 +206,7 @@ class Tabs:
         self._opened_since, self._over_cap_since, self._current_note = [], 0, ""
         self._loaded_since = []
         notes += self.current.take_notes()
+        self.current.took_over = ""
         for page in self._pages:
             if page is not self.current:
                 notes += [f"[{self.label(page)}] {note}" for note in page.take_notes()]
@@ -266,6 +267,7 @@ class Tabs:
                 f"The current tab ({page.url or 'about:blank'}) closed; {self.label(self._current)}"
                 " is now current."
             )
+            self._current.took_over = f"{self.label(self._current)} is now current."
 
     def _successor(self, page: Page, index: int) -> Page:
         for other in self._pages:
