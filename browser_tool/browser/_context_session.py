@@ -93,6 +93,7 @@ async def run_context_session(
                     session = await _open_context(shared, settings, conn, nursery)
                     task_status.started(session)
                     await session.wait_for_end()
+                    session.tabs.closing()
                     if conn.closed and not shared.chrome.exited:
                         # The socket closes as the Chrome dies, a moment before its exit shows:
                         # wait for that (bounded) so the note says which of the two it was.

@@ -115,6 +115,7 @@ async def run_browser_session(
                     session = BrowserSession(conversation_id, chrome, conn, tabs)
                     task_status.started(session)
                     await session.wait_for_end()
+                    tabs.closing()
                     polite = None if chrome.exited or conn.closed else polite_close(conn)
                     session.report = await chrome.aclose(polite=polite)
             finally:

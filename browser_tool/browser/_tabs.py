@@ -30,6 +30,7 @@ from ._console import Numbering
 from ._downloads import Downloads, download_params
 from ._page import CONSOLE_EVENTS, PAGE_EVENTS, Page, PageState
 from ._refs import RefTable
+from ._tab_notes import TabNotes, tab_label
 
 log = logging.getLogger("browser_tool.tabs")
 
@@ -63,12 +64,8 @@ class Tabs:
         self._failed = trio.Event()
         self.opened = 0  # tabs the pages opened, those over the cap included
         self.closed_over_cap = 0  # tabs closed as they opened, the cap being reached
-        self._opened_since: list[Page] = []  # tabs the pages opened, for the next result
-        self._over_cap_since = 0
-        self._current_note = ""  # "tab N is now current", for the next result
-        # Tabs announced before they had a URL: the result after they got one says it.
-        self._announced_blank: list[Page] = []
-        self._loaded_since: list[Page] = []
+        self._notes = TabNotes(settings.max_tabs)
+        self._closing = False  # the browser is being closed: its tabs go, none replaces them
 
     @property
     def current(self) -> Page:
@@ -84,12 +81,15 @@ class Tabs:
 
     def label(self, page: Page) -> str:
         """'tab 1 (https://idp.example/sign-in)'."""
-        index = self._pages.index(page) if page in self._pages else "closed"
-        return f"tab {index} ({page.url or 'about:blank'})"
+        return tab_label(self._pages, page)
 
     def select(self, page: Page) -> None:
         self._current = page
-        self._current_note = ""
+        self._notes.current_closed = ""
+
+    def closing(self) -> None:
+        """The browser (or context) is being closed: a tab closing is no longer replaced."""
+        self._closing = True
 
     async def wait_failed(self) -> None:
         """Return once a tab's crashed page could not be replaced (the browser is broken)."""
@@ -165,7 +165,7 @@ class Tabs:
         assert len(self._pages) > 1, "the last tab is not closed"
         target_id = page.target_id
         self._drop(page)
-        self._current_note = ""  # the caller's result says which tab is current now
+        self._notes.current_closed = ""  # the caller's result says which tab is current now
         await self.conn.send(
             "Target.closeTarget", {"targetId": target_id}, timeout=_COMMAND_TIMEOUT
         )
@@ -174,37 +174,7 @@ class Tabs:
         """What the tabs did since the last call, said once: tabs opened (index, URL, title),
         closed, or refused at the cap; a change of current tab; each tab's own notes (the
         current tab's first, then the others', each naming its tab)."""
-        notes: list[str] = []
-        for page in self._loaded_since:
-            if page in self._pages:
-                notes.append(f"Tab {self.index(page)} now shows {page.url}{_title(page)}.")
-        for page in self._opened_since:
-            if page in self._pages:
-                blank = page.url in ("", "about:blank")
-                where = (
-                    f"tab {self.index(page)} (about:blank so far)" if blank else self.label(page)
-                )
-                notes.append(
-                    f"The page opened a new tab: {where}{_title(page)}. The current tab is "
-                    f"still tab {self.index(self.current)}; use browser_tabs to select it."
-                )
-                if blank:
-                    self._announced_blank.append(page)
-            else:
-                notes.append(
-                    f"The page opened a new tab ({page.url or 'about:blank'}), which has closed "
-                    "again."
-                )
-        if self._over_cap_since:
-            notes.append(
-                f"The page tried to open {self._over_cap_since} more tab(s); they were closed "
-                f"as they opened, since this browser keeps at most {self.settings.max_tabs} tabs "
-                "(BROWSER_TOOL_MAX_TABS). Close a tab with browser_tabs, or navigate to the URL."
-            )
-        if self._current_note:
-            notes.append(self._current_note)
-        self._opened_since, self._over_cap_since, self._current_note = [], 0, ""
-        self._loaded_since = []
+        notes = self._notes.take(self._pages, self.current)
         notes += self.current.take_notes()
         self.current.took_over = ""
         for page in self._pages:
@@ -239,7 +209,7 @@ class Tabs:
         try:
             await page.attach(page.target_id)
         except CdpError:
-            self._drop(page)
+            self._drop(page, reopen=False)
             raise
 
     async def _run_tab(self, page: Page, *, task_status: trio.TaskStatus[trio.CancelScope]) -> None:
@@ -251,7 +221,7 @@ class Tabs:
                 if page.state is PageState.FAILED:
                     self._failed.set()
 
-    def _drop(self, page: Page) -> None:
+    def _drop(self, page: Page, *, reopen: bool = True) -> None:
         if page not in self._pages:
             return
         index = self._pages.index(page)
@@ -261,13 +231,31 @@ class Tabs:
         with contextlib.suppress(CdpError):
             self.conn.forget_session(page.session.session_id)
         page.mark_closed()
-        if page is self._current and self._pages:
+        if not self._pages and reopen and not self._closing and self._nursery is not None:
+            # The last tab went (it closed itself): a blank one takes its place, so there is
+            # always a current tab; calls wait for it as for a crash's replacement.
+            self._current = self._add("", "")
+            self._notes.current_closed = (
+                f"The last tab ({page.url or 'about:blank'}) closed; a new blank tab 0 is current."
+            )
+            self._nursery.start_soon(self._reopen, self._current)
+        elif page is self._current and self._pages:
             self._current = self._successor(page, index)
-            self._current_note = (
+            self._notes.current_closed = (
                 f"The current tab ({page.url or 'about:blank'}) closed; {self.label(self._current)}"
                 " is now current."
             )
             self._current.took_over = f"{self.label(self._current)} is now current."
+
+    async def _reopen(self, page: Page) -> None:
+        tab = {"url": "about:blank", **self.in_context}
+        try:
+            created = await self.conn.send("Target.createTarget", tab, timeout=_COMMAND_TIMEOUT)
+            page.target_id = str(created["targetId"])
+            await self._start(page)
+        except (CdpError, KeyError) as exc:  # a browser that cannot make a page is broken
+            log.warning("no new tab after the last one closed: %s", exc)
+            self._failed.set()
 
     def _successor(self, page: Page, index: int) -> Page:
         for other in self._pages:
@@ -307,8 +295,7 @@ class Tabs:
         if method == "Target.targetInfoChanged":
             if page is not None:
                 page.url, page.title = str(info.get("url", "")), str(info.get("title", ""))
-                if page in self._announced_blank and page.url not in ("", "about:blank"):
-                    self._announced_blank.remove(page)
+                if self._notes.url_known(page):
                     assert self._nursery is not None
                     self._nursery.start_soon(self._announce_load, page)
         elif method == "Target.targetDestroyed":
@@ -327,13 +314,13 @@ class Tabs:
         self.opened += 1
         if len(self._pages) >= self.settings.max_tabs:
             self.closed_over_cap += 1
-            self._over_cap_since += 1
+            self._notes.over_cap += 1
             assert self._nursery is not None
             self._nursery.start_soon(self._close_target, target_id)
             return
         page = self._add(target_id, str(info.get("openerId", "")))
         page.url, page.title = str(info.get("url", "")), str(info.get("title", ""))
-        self._opened_since.append(page)
+        self._notes.opened.append(page)
         assert self._nursery is not None
         self._nursery.start_soon(self._start_popup, page)
 
@@ -354,16 +341,10 @@ class Tabs:
                 "Target.getTargetInfo", {"targetId": page.target_id}, timeout=_COMMAND_TIMEOUT
             )
             page.url, page.title = str(got["targetInfo"]["url"]), str(got["targetInfo"]["title"])
-        self._loaded_since.append(page)
+        self._notes.got_url.append(page)
 
     async def _close_target(self, target_id: str) -> None:
         with contextlib.suppress(CdpError):
             await self.conn.send(
                 "Target.closeTarget", {"targetId": target_id}, timeout=_COMMAND_TIMEOUT
             )
-
-
-def _title(page: Page) -> str:
-    """', title "Sign in"' once the tab has a title of its own (not its URL's stand-in)."""
-    shown = page.title and page.title not in (page.url, page.url.split("://", 1)[-1])
-    return f", title {page.title!r}" if shown else ""

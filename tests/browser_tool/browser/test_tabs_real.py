@@ -254,5 +254,32 @@ async def test_context_mode_conversations_never_see_each_others_tabs(
     ids = {t["targetId"] for t in left["targetInfos"] if t["type"] == "page"}
     assert ids.isdisjoint(a_targets)
     assert {p.target_id for p in b.tabs.pages()} <= ids
-    listing = await shared.call_tool("conv-b", "browser_tabs", {"action": "list"})
-    assert listing.output.count("conv-b=") == 2, listing.output
+    after = await shared.call_tool("conv-b", "browser_tabs", {"action": "list"})
+    assert after.output.count("conv-b=") == 2, after.output
+
+
+async def test_last_tab_closing_itself_is_replaced_by_a_blank_one(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    await ok(manager, "browser_navigate", url=site.url_for("/signin.html"))
+    session = await manager.get_or_create(C)
+    await ok(manager, "browser_eval", expression="document.getElementById('signin').click(); 1")
+    await tab_count(session, 2)
+    await ok(manager, "browser_tabs", action="select", index=1)
+    closed = await ok(manager, "browser_tabs", action="close", index=0)
+    assert "Closed tab 0" in closed, closed
+    popup = session.page
+    async with session.conn.listen("Target.targetDestroyed") as destroyed:
+        # A window a script opened may close itself; it is the last tab.
+        await ok(manager, "browser_eval", expression="setTimeout(() => window.close(), 0); 1")
+        with trio.fail_after(10):
+            while (await destroyed.receive()).params["targetId"] != popup.target_id:
+                pass
+    listing = await ok(manager, "browser_tabs", action="list")
+    assert "The last tab (" in listing, listing
+    assert "a new blank tab 0 is current" in listing
+    assert "- 0: (current) [" in listing
+    assert "(about:blank)" in listing
+    assert "- 1:" not in listing
+    assert await js(manager, "location.href") == "about:blank"
+    assert await page_targets(session) == [session.page.target_id]
