@@ -86,7 +86,8 @@ TOOLS: tuple[Tool, ...] = (
         "page and of its service workers and other workers (kept across navigations), one line "
         "each, oldest first: #seq, UTC time, level, [context URL] for a worker's entry, text, "
         "(source). When they do not all fit, the newest are shown and the rest are in a file "
-        "the result names.",
+        "the result names. With more than one tab open, every tab's entries are listed, each "
+        "tagged [tab N].",
         object_schema(
             {
                 "limit": {
@@ -138,7 +139,8 @@ TOOLS: tuple[Tool, ...] = (
         "browser_get_network_sources",
         "List the page's recent responses (its workers' requests included), each with status, "
         "resource type, where it came from (" + ", ".join(NETWORK_SOURCES) + ") and URL, "
-        "after a count per source. Recorded from the start of the session.",
+        "after a count per source. Recorded from the start of the session. With more than one "
+        "tab open, every tab's responses are listed, each tagged [tab N].",
         object_schema(
             {
                 "limit": {
