@@ -256,6 +256,11 @@ async def test_context_mode_conversations_never_see_each_others_tabs(
     assert {p.target_id for p in b.tabs.pages()} <= ids
     after = await shared.call_tool("conv-b", "browser_tabs", {"action": "list"})
     assert after.output.count("conv-b=") == 2, after.output
+    # A tab opened with browser_tabs is made in the conversation's own context.
+    new = await shared.call_tool("conv-b", "browser_tabs", {"action": "new"})
+    assert "Opened tab 3 and made it current." in new.output, new.output
+    info = await b.conn.send("Target.getTargetInfo", {"targetId": b.page.target_id})
+    assert info["targetInfo"]["browserContextId"] == b.tabs.context
 
 
 async def test_last_tab_closing_itself_is_replaced_by_a_blank_one(
