@@ -53,7 +53,7 @@ class ConsoleBuffer:
 
     def __init__(self, capacity: int, numbering: Numbering | None = None) -> None:
         self._entries: collections.deque[ConsoleEntry] = collections.deque(maxlen=capacity)
-        self._numbering = numbering or Numbering()
+        self._numbering = numbering if numbering is not None else Numbering()
         self.dropped = 0
         # The page's current URL, which page entries are tagged with (kept by the page).
         self.page_url = ""

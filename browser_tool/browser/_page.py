@@ -95,9 +95,9 @@ class Page:
         self.workers = Workers(conn, self.console)  # its `run` is started by the Tabs
         self.notes = Notes()
         # Kept across a crash (an old ref is refused as another page's), shared by the tabs.
-        self.refs = refs or RefTable()
+        self.refs = refs if refs is not None else RefTable()
         self.last_snapshot: Snapshot | None = None  # the last whole-page browser_snapshot
-        self._downloads = downloads or Downloads()
+        self._downloads = downloads if downloads is not None else Downloads()
         self.downloads: dict[str, Download] = self._downloads.by_guid
         self.crashed = trio.Event()  # this page target's crash: a new one per attached page
         self.crashes = 0
