@@ -8,6 +8,7 @@ the call during which it opened, and does not become current until selected here
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import trio
@@ -51,6 +52,8 @@ async def tabs_tool(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             page = _tab_at(browser, args["index"])
             await page.wait_usable()
             tabs.select(page)
+            with contextlib.suppress(CdpError):  # focus follows, as a person's click on a tab
+                await page.session.send("Page.bringToFront", timeout=5.0)
             return ToolOutput.ok(f"Tab {args['index']} is now current.\n{await _listing(browser)}")
         if action == "close":
             return ToolOutput.ok(await _close(browser, args.get("index")))
@@ -74,7 +77,7 @@ async def _close(browser: BrowserSession, index: int | None) -> str:
     number = tabs.index(page)
     if len(tabs.pages()) == 1:
         await page.wait_usable()
-        await page.session.send("Page.navigate", {"url": "about:blank"})
+        await page.session.send("Page.navigate", {"url": "about:blank"}, timeout=10.0)
         return (
             f"Tab {number} is the last tab, so it was not closed: it was navigated to "
             f"about:blank instead.\n{await _listing(browser)}"
