@@ -288,3 +288,36 @@ async def test_last_tab_closing_itself_is_replaced_by_a_blank_one(
     assert "- 1:" not in listing
     assert await js(manager, "location.href") == "about:blank"
     assert await page_targets(session) == [session.page.target_id]
+
+
+async def test_background_tab_keeps_its_viewport_and_its_dialog_is_answered(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    await ok(manager, "browser_navigate", url=site.url_for("/index.html"))
+    session = await manager.get_or_create(C)
+    await ok(manager, "browser_resize", width=800, height=600)
+    await ok(manager, "browser_tabs", action="new")
+    assert await js(manager, "innerWidth") == 800  # a new tab starts as the current one is
+    await ok(manager, "browser_resize", width=1000, height=700)
+    await ok(manager, "browser_tabs", action="select", index=0)
+    assert await js(manager, "innerWidth") == 800  # each tab keeps its own
+    # A popup that raises an alert as soon as it loaded, in the background: answered by policy,
+    # so the page goes on (its result is set), and the note names its tab.
+    opened = await ok(
+        manager, "browser_eval", expression="window.open('/dialogs.html?auto=alert'); 1"
+    )
+    await tab_count(session, 3)
+    popup = session.tabs.pages()[2]
+    async with session.conn.listen(
+        "Page.javascriptDialogClosed", session_id=popup.session.session_id
+    ) as closed:
+        answered = await popup.session.send(
+            "Runtime.evaluate", {"expression": "document.getElementById('result').textContent"}
+        )
+        if answered["result"]["value"] == "none":  # not answered yet: its closing is the signal
+            with trio.fail_after(10):
+                await closed.receive()
+    later = opened + await ok(manager, "browser_eval", expression="1")
+    assert re.search(r"\[tab 2 \([^)]*dialogs\.html\?auto=alert\)\] .*alert", later), later
+    logs = await ok(manager, "browser_recent_console_logs")
+    assert re.search(r"\[tab 2\] .*alert: alert text \(accepted\)", logs), logs
