@@ -16,6 +16,7 @@ Tabs are numbered from 0 in the order they opened, as the model sees them.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 from pathlib import Path
@@ -26,7 +27,7 @@ import trio
 from .._errors import CdpError, ToolError
 from .._settings import Settings
 from ..cdp import CdpConnection, CdpEvent
-from ._console import Numbering
+from ._console import ConsoleBuffer, Numbering
 from ._downloads import Downloads, download_params
 from ._page import CONSOLE_EVENTS, PAGE_EVENTS, Page, PageState
 from ._refs import RefTable
@@ -66,6 +67,10 @@ class Tabs:
         self.closed_over_cap = 0  # tabs closed as they opened, the cap being reached
         self._notes = TabNotes(settings.max_tabs)
         self._closing = False  # the browser is being closed: its tabs go, none replaces them
+        # The console buffers of the last closed tabs (a sign-in window's log outlives it).
+        self._closed_consoles: collections.deque[ConsoleBuffer] = collections.deque(
+            maxlen=settings.max_tabs
+        )
 
     @property
     def current(self) -> Page:
@@ -75,6 +80,20 @@ class Tabs:
     def pages(self) -> list[Page]:
         """Every tab's Page, in tab order."""
         return list(self._pages)
+
+    def consoles(self) -> list[tuple[str, ConsoleBuffer]]:
+        """Every tab's console buffer with its tag ('tab 1'), then those of the last closed
+        tabs ('closed tab'); the tag is '' when there is only one tab and nothing closed."""
+        if len(self._pages) == 1 and not self._closed_consoles:
+            return [("", self._pages[0].console)]
+        tagged = [(f"tab {index}", page.console) for index, page in enumerate(self._pages)]
+        return tagged + [("closed tab", console) for console in self._closed_consoles]
+
+    def clear_consoles(self) -> int:
+        """Empty every console buffer (those of closed tabs are forgotten); return the count."""
+        count = sum(console.clear() for _, console in self.consoles())
+        self._closed_consoles.clear()
+        return count
 
     def index(self, page: Page) -> int:
         return self._pages.index(page)
@@ -231,6 +250,8 @@ class Tabs:
         with contextlib.suppress(CdpError):
             self.conn.forget_session(page.session.session_id)
         page.mark_closed()
+        if len(page.console):
+            self._closed_consoles.append(page.console)
         if not self._pages and reopen and not self._closing and self._nursery is not None:
             # The last tab went (it closed itself): a blank one takes its place, so there is
             # always a current tab; calls wait for it as for a crash's replacement.

@@ -9,7 +9,8 @@ The log is written for a model: one line per entry, oldest first,
 
 and when it does not fit inline, the newest entries are the ones shown, with a count of what
 was left out and the file that holds every entry. With more than one tab open, the entries of
-every tab are listed together (their numbers order them) and each says its tab: `[tab 1]`.
+every tab are listed together (their numbers order them) and each says its tab: `[tab 1]`; the
+entries of the last closed tabs stay, as `[closed tab]` (a sign-in window's log outlives it).
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from ._output import ToolOutput, spill_lines
 _URL_CHARS = 80  # a source or context URL longer than this is shown as its start and end
 
 
-def format_entry(entry: ConsoleEntry, tab: int | None = None) -> str:
-    """One entry on one line: #seq, UTC time of day, level, [tab N] when given, [context] for a
-    non-page context, the text (newlines shown as \\n), and the source in parentheses."""
+def format_entry(entry: ConsoleEntry, tab: str | None = None) -> str:
+    """One entry on one line: #seq, UTC time of day, level, [tab] when given ('tab 1', 'closed
+    tab'), [context] for a non-page context, the text (newlines shown as \\n), and the source
+    in parentheses."""
     stamp = datetime.fromtimestamp(entry.time, UTC).strftime("%H:%M:%S.%f")[:-3]
     parts = [f"#{entry.seq}", stamp, f"{entry.level:<5}"]
     if tab is not None:
-        parts.append(f"[tab {tab}]")
+        parts.append(f"[{tab}]")
     if entry.context != "page":
         parts.append(f"[{' '.join(filter(None, (entry.context, shorten(entry.context_url))))}]")
     parts.append(entry.text.replace("\r", "").replace("\n", "\\n"))
@@ -48,7 +50,7 @@ def shorten(url: str, limit: int = _URL_CHARS) -> str:
 
 
 def format_log(
-    entries: list[ConsoleEntry], dropped: int, tabs: list[int | None] | None = None
+    entries: list[ConsoleEntry], dropped: int, tabs: list[str | None] | None = None
 ) -> tuple[str, list[str]]:
     """The header and the lines of `entries` (oldest first), each of tab `tabs[i]` if given."""
     first = datetime.fromtimestamp(entries[0].time, UTC).strftime("%Y-%m-%d")
@@ -69,18 +71,18 @@ async def recent_console_logs(ctx: ToolContext, args: dict[str, Any]) -> ToolOut
     if session is None:
         return ToolOutput.ok(empty)
     limit = int(args.get("limit", 100))
-    pages = session.tabs.pages()
+    consoles = session.tabs.consoles()
     tagged = sorted(
         (
-            (entry, tab if len(pages) > 1 else None)
-            for tab, page in enumerate(pages)
-            for entry in page.console.recent(limit, context)
+            (entry, tag or None)
+            for tag, console in consoles
+            for entry in console.recent(limit, context)
         ),
         key=lambda pair: pair[0].seq,
     )[-limit:]
     if not tagged:
         return ToolOutput.ok(empty)
-    dropped = sum(page.console.dropped for page in pages)
+    dropped = sum(console.dropped for _, console in consoles)
     header, lines = format_log([e for e, _ in tagged], dropped, [t for _, t in tagged])
     outputs = ctx.dirs().outputs
     inline = ctx.settings.inline_text_limit
@@ -90,5 +92,5 @@ async def recent_console_logs(ctx: ToolContext, args: dict[str, Any]) -> ToolOut
 
 async def clear_console_logs(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     session = ctx.existing_browser()
-    count = sum(page.console.clear() for page in session.tabs.pages()) if session else 0
+    count = session.tabs.clear_consoles() if session else 0
     return ToolOutput.ok(f"Cleared {count} console log entries.")

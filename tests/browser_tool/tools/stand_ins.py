@@ -78,6 +78,8 @@ class TabsUse(Protocol):
     """What the listing tools use of a browser's tabs (`browser_tool.browser.Tabs`)."""
 
     def pages(self) -> Sequence[PageUse]: ...
+    def consoles(self) -> list[tuple[str, ConsoleBuffer]]: ...
+    def clear_consoles(self) -> int: ...
 
 
 class BrowserUse(Protocol):
@@ -169,6 +171,12 @@ class StandInTabs:
 
     def pages(self) -> list[StandInPage]:
         return [self.page]
+
+    def consoles(self) -> list[tuple[str, ConsoleBuffer]]:
+        return [("", self.page.console)]
+
+    def clear_consoles(self) -> int:
+        return self.page.console.clear()
 
 
 class StandInBrowser:
