@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from browser_tool import BrowserSessionManager, CdpError
 from browser_tool import open_session_manager as open_manager
@@ -41,7 +42,11 @@ async def tab_count(session: BrowserSession, count: int) -> None:
         async with session.conn.listen(
             "Target.targetCreated", "Target.targetDestroyed", "Target.targetInfoChanged"
         ) as events:
-            while len(session.tabs.pages()) != count:
+            while True:
+                # The pump handles what this listener got, then the count is read.
+                await trio.testing.wait_all_tasks_blocked()
+                if len(session.tabs.pages()) == count:
+                    break
                 await events.receive()
         for page in session.tabs.pages():
             await page.wait_usable()
