@@ -286,6 +286,8 @@ async def test_last_tab_closing_itself_is_replaced_by_a_blank_one(
         with trio.fail_after(10):
             while (await destroyed.receive()).params["targetId"] != popup.target_id:
                 pass
+    await trio.testing.wait_all_tasks_blocked()  # the pump handled the close too
+    assert session.page is not popup
     listing = await ok(manager, "browser_tabs", action="list")
     assert "The last tab (" in listing, listing
     assert "a new blank tab 0 is current" in listing
