@@ -329,3 +329,31 @@ async def test_background_tab_keeps_its_viewport_and_its_dialog_is_answered(
     assert re.search(r"\[tab 2 \([^)]*dialogs\.html\?auto=alert\)\] .*alert", later), later
     logs = await ok(manager, "browser_recent_console_logs")
     assert re.search(r"\[tab 2\] .*alert: alert text \(accepted\)", logs), logs
+
+
+@pytest.fixture
+def clock() -> trio.testing.MockClock:
+    """Virtual time for the idle test: it jumps after 1 s of real idleness."""
+    return trio.testing.MockClock(autojump_threshold=1.0)
+
+
+async def test_idle_reaping_in_context_mode_leaves_no_tab_of_the_reaped_conversation(
+    clock: trio.testing.MockClock, state_dir: Path, headless_shell: str, site: FixtureServer
+) -> None:
+    settings = make_settings(state_dir, isolation="context", idle_timeout=1800.0)
+    async with open_manager(settings) as manager:
+        script = "for (let i = 0; i < 2; i++) window.open('/index.html?alice=' + i); 1"
+        await manager.call_tool("alice", "browser_navigate", {"url": site.url_for("/index.html")})
+        await manager.call_tool("alice", "browser_eval", {"expression": script})
+        alice = await manager.get_or_create("alice")
+        await tab_count(alice, 3)
+        alice_targets = {page.target_id for page in alice.tabs.pages()}
+        manager.keepalive("bob", 7200.0)
+        await manager.call_tool("bob", "browser_navigate", {"url": site.url_for("/index.html")})
+        bob = await manager.get_or_create("bob")
+        await trio.sleep(1800.5)  # past alice's idle deadline, not bob's
+        await alice.wait_closed()
+        left = await bob.conn.send("Target.getTargets")
+        pages = {t["targetId"] for t in left["targetInfos"] if t["type"] == "page"}
+        assert pages.isdisjoint(alice_targets)
+        assert bob.page.target_id in pages
