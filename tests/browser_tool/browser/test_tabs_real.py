@@ -81,7 +81,12 @@ async def test_blank_link_opens_a_tab_that_is_followed_and_closed(
     assert "is on tab 0 (" in refused.output
     assert "not on the current tab" in refused.output
     # Close the current tab: tab 0 is current again, and the target is gone.
-    closed = await ok(manager, "browser_tabs", action="close")
+    popup_target = session.page.target_id
+    async with session.conn.listen("Target.targetDestroyed") as destroyed:
+        closed = await ok(manager, "browser_tabs", action="close")
+        with trio.fail_after(10):  # Chrome answers closeTarget before the target is gone
+            while (await destroyed.receive()).params["targetId"] != popup_target:
+                pass
     assert "Closed tab 1" in closed, closed
     assert "Tab 0 is now current." in closed
     assert "- 1:" not in closed
@@ -194,12 +199,24 @@ async def test_background_tab_crash_replaces_that_tab_only(
     background = session.tabs.pages()[1]
     old_target = background.target_id
     crashed = background.crashed
-    # The crash cuts the command short: its answer (or its failure) is not waited for.
-    with trio.move_on_after(2), contextlib.suppress(CdpError):
-        await background.session.send("Page.crash")
-    with trio.fail_after(10):
-        await crashed.wait()
-        await background.wait_usable()
+    session_of_crash = background.session
+
+    async def crash() -> None:
+        with contextlib.suppress(CdpError):  # the crash cuts the command short
+            await session_of_crash.send("Page.crash")
+
+    async with (
+        session.conn.listen("Target.targetDestroyed") as destroyed,
+        trio.open_nursery() as nursery,
+    ):
+        nursery.start_soon(crash)
+        with trio.fail_after(10):
+            await crashed.wait()
+            await background.wait_usable()
+            # The crashed target is closed once its replacement is attached.
+            while (await destroyed.receive()).params["targetId"] != old_target:
+                pass
+        nursery.cancel_scope.cancel()
     assert background.target_id != old_target
     text = await ok(manager, "browser_eval", expression="document.title")
     assert "Fixture Home" in text
