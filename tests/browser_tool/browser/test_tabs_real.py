@@ -52,6 +52,17 @@ async def tab_count(session: BrowserSession, count: int) -> None:
             await page.wait_usable()
 
 
+async def tabs_showing(session: BrowserSession, marker: str, count: int) -> None:
+    """Wait (by events, bounded) until `count` tabs show a URL holding `marker`."""
+    with trio.fail_after(10):
+        async with session.conn.listen("Target.targetInfoChanged") as events:
+            while True:
+                await trio.testing.wait_all_tasks_blocked()
+                if sum(marker in page.url for page in session.tabs.pages()) == count:
+                    return
+                await events.receive()
+
+
 async def page_targets(session: BrowserSession) -> list[str]:
     targets = await session.conn.send("Target.getTargets")
     return sorted(t["targetId"] for t in targets["targetInfos"] if t["type"] == "page")
@@ -263,6 +274,8 @@ async def test_context_mode_conversations_never_see_each_others_tabs(
     b = await shared.get_or_create("conv-b")
     await tab_count(a, 4)
     await tab_count(b, 3)
+    await tabs_showing(a, "conv-a=", 3)
+    await tabs_showing(b, "conv-b=", 2)
     for session, mine, theirs in ((a, "conv-a", "conv-b"), (b, "conv-b", "conv-a")):
         listing = (
             await shared.call_tool(session.conversation_id, "browser_tabs", {"action": "list"})
