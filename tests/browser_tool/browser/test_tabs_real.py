@@ -63,6 +63,18 @@ async def tabs_showing(session: BrowserSession, marker: str, count: int) -> None
                 await events.receive()
 
 
+async def loaded(session: BrowserSession, index: int, marker: str) -> None:
+    """Wait until tab `index` shows a URL holding `marker` and its document has loaded."""
+    await tabs_showing(session, marker, 1)
+    load = (
+        "new Promise(r => document.readyState === 'complete' ? r(1) "
+        ": addEventListener('load', () => r(1)))"
+    )
+    with trio.fail_after(10):
+        page = session.tabs.pages()[index]
+        await page.session.send("Runtime.evaluate", {"expression": load, "awaitPromise": True})
+
+
 async def page_targets(session: BrowserSession) -> list[str]:
     targets = await session.conn.send("Target.getTargets")
     return sorted(t["targetId"] for t in targets["targetInfos"] if t["type"] == "page")
@@ -76,6 +88,7 @@ async def test_blank_link_opens_a_tab_that_is_followed_and_closed(
     session = await manager.get_or_create(C)
     out = await ok(manager, "browser_click", ref=find_ref(snap, "link", "Open in a new tab"))
     await tab_count(session, 2)
+    await loaded(session, 1, "/index.html")
     out += await ok(manager, "browser_tabs", action="list")
     assert "The page opened a new tab: tab 1 (" in out, out
     assert "The current tab is still tab 0" in out
@@ -119,6 +132,7 @@ async def test_sign_in_window_posts_back_and_closes_itself(
         manager, "browser_click", ref=find_ref(snap, "button", "Sign in with the provider")
     )
     await tab_count(session, 2)
+    await loaded(session, 1, "/idp.html")
     out += await ok(manager, "browser_tabs", action="select", index=1)
     assert "idp.html" in out, out
     assert await js(manager, "document.title") == "Fixture Provider"
@@ -148,6 +162,7 @@ async def test_console_and_network_entries_say_their_tab(
     await ok(manager, "browser_eval", expression="console.log('from the opener'); 1")
     await ok(manager, "browser_eval", expression="document.getElementById('signin').click(); 1")
     await tab_count(session, 2)
+    await loaded(session, 1, "/idp.html")
     await ok(manager, "browser_tabs", action="select", index=1)
     await ok(manager, "browser_eval", expression="console.log('from the popup'); 1")
     popup = session.tabs.pages()[1]
