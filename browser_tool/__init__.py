@@ -25,7 +25,8 @@ circle, type-only imports included (tests/browser_tool/test_layers.py reads this
   (`_seam`), the pre-warmed pool (`_pool`), shared Chromes with a context each (`_shared`).
   Below the manager: a source knows nothing of conversations.
 - tools: the registry and one module per tool; a tool sees only its `ToolContext`.
-- browser: one browser for one conversation: its page, console buffer, dialogs, popups, crashes.
+- browser: one browser for one conversation: its tabs (each a page with its console buffer,
+  dialogs and crash handling), popups followed as tabs.
 - cdp: the CDP client: transport, connection, sessions, events, protocol types.
 - foundation: errors, settings, durations, conversation ids, profile names, task helpers,
   counters.

@@ -69,13 +69,15 @@ class Settings:
     contexts_per_browser: int = 20  # CONTEXTS_PER_BROWSER: conversations per shared Chrome
     shared_browser_linger: float = 60.0  # SHARED_BROWSER_LINGER: an empty shared Chrome's life
     js_heap_mb: int = 0  # JS_HEAP_MB: cap on each page's JavaScript heap in MiB; 0: V8's own
-    max_popups: int = 10  # MAX_POPUPS: popups named one by one in a result; more are counted
     pool_size: int = 0  # POOL_SIZE: Chromes launched ahead for new conversations' first calls
     # -- issue 21, hand-over (live view) --
     # PUBLIC_URL: the service's address as a person's browser reaches it (e.g. the proxy's
     # "https://browser.example.com"); hand-over links start with it. Default: the address the
     # service listens on.
     public_url: str | None = None
+    # issue 20: tabs. MAX_TABS: tabs a conversation's browser keeps open; a page opening more
+    # gets them closed as they open (counted in the next result). Replaces MAX_POPUPS.
+    max_tabs: int = 10
 
     def __post_init__(self) -> None:
         for name in ("dialog_alert", "dialog_beforeunload", "dialog_confirm", "dialog_prompt"):
@@ -109,6 +111,10 @@ class Settings:
         if not self.shared_browser_linger >= 0:
             raise InvalidInputError(
                 env_name("shared_browser_linger"), "must be a duration of 0 or more"
+            )
+        if not 1 <= self.max_tabs <= 100:  # issue 20
+            raise InvalidInputError(
+                env_name("max_tabs"), "must be an integer from 1 to 100", self.max_tabs
             )
 
     @classmethod

@@ -1,7 +1,7 @@
-"""browser: one browser for one conversation: its Chrome, its CDP connection, its page, console
-buffer, dialogs, popups, downloads and crash handling; its workers, with their logs, where each
-response came from, the service worker registry and offline mode. In shared-browser mode, its
-context in a Chrome that conversations share.
+"""browser: one browser for one conversation: its Chrome, its CDP connection, its tabs (each a
+page with its console buffer, dialogs and crash handling), downloads; each page's workers,
+with their logs, where each response came from, the service worker registry and offline mode.
+In shared-browser mode, its context in a Chrome that conversations share.
 
 Imports the `cdp` layer and the foundation modules; nothing above.
 """
@@ -39,6 +39,7 @@ from ._shared_browser import SharedBrowser, run_shared_browser
 from ._snapshot import capture_snapshot
 from ._storage_shape import StorageState, normal_origin, parse_storage_state
 from ._storage_state import read_storage_state, write_storage_state
+from ._tabs import Tabs
 from ._workers import Worker
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "Snapshot",
     "SnapshotNode",
     "StorageState",
+    "Tabs",
     "Worker",
     "canonical_modifier",
     "capture_snapshot",

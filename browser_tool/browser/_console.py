@@ -1,5 +1,7 @@
-"""The console buffer of one session: bounded, numbered, kept across navigations. Each entry
+"""The console buffer of one tab: bounded, numbered, kept across navigations. Each entry
 names the context that logged it (the page, a service worker, another worker) and its URL.
+The tabs of a session number their entries from one `Numbering`, so an entry's number is
+unique in the conversation and orders the entries of every tab.
 
 Bounded twice: at most `capacity` entries (older ones are dropped and counted), and at most
 `MAX_ENTRY_CHARS` characters of text per entry (a page logging a 50 MB string keeps a few KiB
@@ -34,12 +36,24 @@ class ConsoleEntry:
         return asdict(self)
 
 
-class ConsoleBuffer:
-    """The last `capacity` console entries; older ones are dropped and counted."""
+class Numbering:
+    """The entry numbers of a session's console buffers: 1, 2, 3, ... across all of them."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self) -> None:
+        self.last = 0
+
+    def next(self) -> int:
+        self.last += 1
+        return self.last
+
+
+class ConsoleBuffer:
+    """The last `capacity` console entries; older ones are dropped and counted. Entries are
+    numbered from `numbering` (shared by the tabs of a session), else from 1."""
+
+    def __init__(self, capacity: int, numbering: Numbering | None = None) -> None:
         self._entries: collections.deque[ConsoleEntry] = collections.deque(maxlen=capacity)
-        self._next_seq = 1
+        self._numbering = numbering if numbering is not None else Numbering()
         self.dropped = 0
         # The page's current URL, which page entries are tagged with (kept by the page).
         self.page_url = ""
@@ -61,10 +75,8 @@ class ConsoleBuffer:
         if context_url is None:
             context_url = self.page_url if context == "page" else ""
         when = time.time() if when is None else when
-        self._entries.append(
-            ConsoleEntry(self._next_seq, level, text, source, when, context, context_url)
-        )
-        self._next_seq += 1
+        seq = self._numbering.next()
+        self._entries.append(ConsoleEntry(seq, level, text, source, when, context, context_url))
 
     def add_event(
         self,
@@ -106,8 +118,9 @@ class ConsoleBuffer:
 
     @property
     def total(self) -> int:
-        """Entries ever added (cleared and dropped ones included)."""
-        return self._next_seq - 1
+        """The number of the newest entry ever numbered (by any buffer sharing the numbering):
+        entries numbered above it are newer."""
+        return self._numbering.last
 
     def clear(self) -> int:
         count = len(self._entries)

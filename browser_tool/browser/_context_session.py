@@ -3,7 +3,7 @@
 It offers the tools the surface of a `BrowserSession` (its `page`, `alive`, `aclose`), so the
 manager and the tools cannot tell the two apart; what differs is what it owns. It owns a
 browser context (`Target.createBrowserContext`: its own cookies, storage, cache, service
-workers and permissions), the one tab in it, a CDP connection of its own to the shared Chrome
+workers and permissions), the tabs in it, a CDP connection of its own to the shared Chrome
 (so its events, sessions and downloads never mix with another conversation's), and nothing
 else: the Chrome, its process group and its PID record belong to the `SharedBrowser`.
 
@@ -28,9 +28,9 @@ from .._settings import Settings
 from .._tasks import raise_sole
 from ..cdp import CdpConnection, open_cdp_connection
 from ._downloads import download_params
-from ._page import Page
 from ._session import BrowserSession
 from ._shared_browser import SharedBrowser
+from ._tabs import Tabs
 
 log = logging.getLogger("browser_tool.context")
 # How long a context whose connection dropped waits to see whether its shared Chrome exited.
@@ -41,8 +41,8 @@ class ContextSession(BrowserSession):
     """One conversation's context in a shared Chrome. Built only by `run_context_session`;
     a spare one (made ahead of any conversation) gets its conversation from `claim`."""
 
-    def __init__(self, shared: SharedBrowser, context_id: str, page: Page) -> None:
-        super().__init__("", shared.chrome, page.conn, page)
+    def __init__(self, shared: SharedBrowser, context_id: str, tabs: Tabs) -> None:
+        super().__init__("", shared.chrome, tabs.conn, tabs)
         self.shared = shared
         self.context_id = context_id
 
@@ -55,10 +55,10 @@ class ContextSession(BrowserSession):
         Raises CdpError when the shared Chrome does not answer."""
         await self.conn.send(
             "Browser.setDownloadBehavior",
-            download_params(downloads, self.page.in_context),
+            download_params(downloads, self.tabs.in_context),
             timeout=self.shared.settings.launch_timeout,
         )
-        self.page.downloads_dir = downloads
+        self.tabs.set_downloads_dir(downloads)
         self.conversation_id = conversation_id
         self.started_at = trio.current_time()
 
@@ -93,6 +93,7 @@ async def run_context_session(
                     session = await _open_context(shared, settings, conn, nursery)
                     task_status.started(session)
                     await session.wait_for_end()
+                    session.tabs.closing()
                     if conn.closed and not shared.chrome.exited:
                         # The socket closes as the Chrome dies, a moment before its exit shows:
                         # wait for that (bounded) so the note says which of the two it was.
@@ -122,15 +123,14 @@ async def _open_context(
         with trio.fail_after(settings.launch_timeout):
             made = await conn.send("Target.createBrowserContext", {"disposeOnDetach": True})
             context_id = str(made["browserContextId"])
-            page = Page(conn, settings, shared.spare_downloads, context_id)
-            await nursery.start(page.run_pump)
-            await nursery.start(page.workers.run)
-            await page.setup()
+            tabs = Tabs(conn, settings, shared.spare_downloads, context_id)
+            await nursery.start(tabs.run_pump)
+            await tabs.setup()
     except (CdpError, trio.TooSlowError, KeyError) as exc:
         raise BrowserLaunchError(
             f"The shared browser (pid {shared.pid}) could not make a context: {exc!r}"
         ) from exc
-    return ContextSession(shared, context_id, page)
+    return ContextSession(shared, context_id, tabs)
 
 
 async def _dispose(session: ContextSession, timeout: float) -> KillReport:

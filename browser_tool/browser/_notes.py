@@ -23,6 +23,10 @@ PAGE_NOT_REPLACED = (
 )
 PAGE_CRASHED_DURING_CALL = f"The page crashed during the call: {PAGE_CRASH_FACTS}"
 PAGE_CRASHED_BETWEEN_CALLS = f"Note: the page crashed since the previous call: {PAGE_CRASH_FACTS}"
+TAB_CLOSED_DURING_CALL = (
+    "The tab closed during the call (its page closed its own window), so the call was cut "
+    "short and what it did is unknown."
+)
 BROWSER_CRASHED_DURING_CALL = (
     "The browser crashed during the call (its process exited or its connection dropped); the "
     "call was stopped and the browser's state (pages, cookies, storage) is lost. The next call "

@@ -1,10 +1,9 @@
-"""The single page of a session, and the event pump that keeps it honest.
+"""One tab of a session: its CDP session, console buffer, workers, dialogs and crash handling.
 
-One task reads every event the session cares about (console, exceptions, log entries, dialogs,
-popups, downloads, renderer crashes) and acts on it at once, so that no call ever blocks on a
-dialog and nothing the page says is lost between calls; what a caller should hear of is noted.
-Two listeners feed it: the page's console (and dialogs' entries, in wire order), and the rest;
-a page logging without end fills only its own bounded buffer, never the events calls wait on.
+The session's event pump (`Tabs.run_pump`) hands each tab the events of its own CDP session
+(`handle` for page events, `handle_console` for console entries) and the tab acts on them at
+once, so that no call ever blocks on a dialog and nothing the page says is lost between calls;
+what a caller should hear of is noted.
 
 A renderer crash replaces the page target. Until the new page is attached, `session` raises
 CdpConnectionError and `wait_usable` waits; if no new page can be made, the page is FAILED and
@@ -25,26 +24,30 @@ from .._errors import CdpCommandError, CdpConnectionError, CdpError, ToolError
 from .._settings import Settings
 from ..cdp import CdpConnection, CdpEvent, CdpSession
 from ._ax_tree import Snapshot
-from ._console import ConsoleBuffer
+from ._console import ConsoleBuffer, Numbering
 from ._dialogs import answer_dialog, dialog_entry
-from ._downloads import Download, Downloads, download_params
-from ._notes import PAGE_CRASHED_BETWEEN_CALLS, PAGE_CRASHED_DURING_CALL, PAGE_NOT_REPLACED, Notes
+from ._downloads import Download, Downloads
+from ._notes import (
+    PAGE_CRASHED_BETWEEN_CALLS,
+    PAGE_CRASHED_DURING_CALL,
+    PAGE_NOT_REPLACED,
+    TAB_CLOSED_DURING_CALL,
+    Notes,
+)
 from ._refs import RefTable
 from ._workers import Workers
 
 log = logging.getLogger("browser_tool.page")
 
 _DIALOG = "Page.javascriptDialogOpening"  # both listeners: the console entry, the answer
-_CONSOLE_EVENTS = ("Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded", _DIALOG)
-_PAGE_EVENTS = (
+#: A tab's console events, and its other events, as the session's pump listens for them.
+CONSOLE_EVENTS = ("Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded", _DIALOG)
+PAGE_EVENTS = (
     _DIALOG,
     "Inspector.targetCrashed",
     "Page.frameStartedNavigating",
     "Page.frameNavigated",
     "Page.frameStoppedLoading",
-    "Target.targetCreated",
-    "Browser.downloadWillBegin",
-    "Browser.downloadProgress",
 )
 _SAME_DOCUMENT = ("sameDocument", "historySameDocument")
 _COMMAND_TIMEOUT = 10.0
@@ -52,44 +55,60 @@ _COMMAND_TIMEOUT = 10.0
 # command is on the wire at once and Chrome handles a session's commands in order, so this only
 # bounds how late a call that already failed may answer (a frozen Chrome never does).
 _CLEANUP_GRACE = 0.5
-_CONSOLE_QUEUE = 10_000  # console events waiting for the pump; more are dropped and counted
 
 
 class PageState(enum.Enum):
-    """Where the page is. Page targets that appear while SETTING_UP or REPLACING are ours (Chrome
-    announces its first tab unasked), in the other states they are popups."""
+    """Where the page is."""
 
-    SETTING_UP = "setting up"  # until setup has attached our page (or failed to)
+    SETTING_UP = "setting up"  # until `attach` has attached the tab's target (or failed to)
     READY = "ready"  # attached: calls run
     CRASH_TOLD = "crash told"  # a call reported the crash; the pump has not handled it yet
     REPLACING = "replacing"  # the pump makes a new page after a crash
     FAILED = "failed"  # no new page could be made; the browser ends as a crash
+    CLOSED = "closed"  # the tab was closed (by a tool, or it closed itself)
 
 
 _WAITING = (PageState.SETTING_UP, PageState.CRASH_TOLD, PageState.REPLACING)
 
 
 class Page:
-    """The one tab of a session. `session` is its CDP session; a crash replaces it."""
+    """One tab of a session. `session` is its CDP session; a crash replaces it. Built by `Tabs`,
+    which shares among its tabs the ref table, the downloads and the console's numbering."""
 
     def __init__(
-        self, conn: CdpConnection, settings: Settings, downloads_dir: Path, context: str = ""
+        self,
+        conn: CdpConnection,
+        settings: Settings,
+        downloads_dir: Path,
+        context: str = "",
+        *,
+        refs: RefTable | None = None,
+        downloads: Downloads | None = None,
+        numbering: Numbering | None = None,
     ) -> None:
         self.conn = conn
         # In a shared Chrome, the page's browser context: its tabs and popups are made there.
         self.in_context = {"browserContextId": context} if context else {}
         self.settings = settings
         self.downloads_dir = downloads_dir
-        self.console = ConsoleBuffer(settings.console_buffer)
-        self.workers = Workers(conn, self.console)  # its `run` is started with the pump
-        self.notes = Notes(limits={"popup": settings.max_popups})
-        self.refs = RefTable()  # kept across a crash: an old ref is refused as another page's
+        self.console = ConsoleBuffer(settings.console_buffer, numbering)
+        self.workers = Workers(conn, self.console)  # its `run` is started by the Tabs
+        self.notes = Notes()
+        # Kept across a crash (an old ref is refused as another page's), shared by the tabs.
+        self.refs = refs if refs is not None else RefTable()
         self.last_snapshot: Snapshot | None = None  # the last whole-page browser_snapshot
-        self._downloads = Downloads()
+        self._downloads = downloads if downloads is not None else Downloads()
         self.downloads: dict[str, Download] = self._downloads.by_guid
         self.crashed = trio.Event()  # this page target's crash: a new one per attached page
         self.crashes = 0
-        self.popups_opened = 0  # each is closed as it opens: one tab per conversation
+        # What Chrome last said of the tab's target (Target.targetInfoChanged), and its opener.
+        self.url = ""
+        self.title = ""
+        self.opener_id = ""
+        self.loaded = trio.Event()  # the main frame's current document stopped loading
+        # Set by the Tabs when this tab became current because the current one closed (until
+        # the next result): a call's lost connection was that tab's closing, not a crash here.
+        self.took_over = ""
         self._state = PageState.SETTING_UP
         self._state_changed = trio.Event()  # set (and replaced) on every move
         self._cdp: CdpSession | None = None
@@ -118,6 +137,8 @@ class Page:
         replaced (callers wait with `wait_usable` first)."""
         if self._cdp is None:
             failed = self._state is PageState.FAILED
+            if self._state is PageState.CLOSED:
+                raise CdpConnectionError("the tab was closed")
             raise CdpConnectionError(
                 PAGE_NOT_REPLACED if failed else "the page is being replaced after a crash"
             )
@@ -129,6 +150,13 @@ class Page:
         await self._wait_while(*_WAITING)
         if self._state is PageState.FAILED:
             raise ToolError(PAGE_NOT_REPLACED)
+        if self._state is PageState.CLOSED:
+            raise ToolError("The tab was closed (browser_tabs list shows the open ones).")
+
+    def mark_closed(self) -> None:
+        """For the Tabs: the tab's target is gone; nothing waits on it any more."""
+        self._cdp = None
+        self._move(PageState.CLOSED)
 
     async def wait_failed(self) -> None:
         await self._wait_while(*_WAITING, PageState.READY)
@@ -138,6 +166,10 @@ class Page:
         the crashed `session` while it is still the page's (the pump has not handled the crash
         yet: the connection fails its commands first), later calls wait for the new page and
         the crash is not noted again."""
+        if self._state is PageState.CLOSED:
+            return ToolError(TAB_CLOSED_DURING_CALL)
+        if self.took_over and session is None:  # the call ran on the tab that closed
+            return ToolError(f"{TAB_CLOSED_DURING_CALL} {self.took_over}")
         if session is not None and session is self._cdp and self._state is PageState.READY:
             self._move(PageState.CRASH_TOLD)
         self.notes.drop("crash")
@@ -153,30 +185,18 @@ class Page:
     def take_notes(self) -> list[str]:
         return self.notes.take()
 
-    async def setup(self) -> None:
-        """Find (or create) the page target, attach, and enable what the tools need."""
+    async def attach(self, target_id: str) -> None:
+        """Attach to the tab's target and enable what the tools need. Raises CdpError when
+        the target does not answer (it closed meanwhile); the page is READY either way."""
         try:
-            # Sent at once, as are the page's own commands below: Chrome answers them while it
-            # starts the tab's renderer, instead of one round trip after the other.
-            downloads = download_params(self.downloads_dir, self.in_context)
-            _, targets, _ = await self.conn.send_batch(
-                [
-                    ("Browser.setDownloadBehavior", downloads),
-                    ("Target.getTargets", None),
-                    ("Target.setDiscoverTargets", {"discover": True}),
-                ],
-                timeout=_COMMAND_TIMEOUT,
-            )
-            pages = [t for t in targets.get("targetInfos", []) if t.get("type") == "page"]
-            if pages and not self.in_context:
-                self.target_id = pages[0]["targetId"]
-            else:
-                tab = {"url": "about:blank", **self.in_context}
-                created = await self.conn.send("Target.createTarget", tab)
-                self.target_id = created["targetId"]
-            await self._attach(self.target_id)
+            await self._attach(target_id)
         finally:
-            self._move(PageState.READY)
+            if self._state is PageState.SETTING_UP:
+                self._move(PageState.READY)
+
+    def owns(self, session_id: str | None) -> bool:
+        """Whether `session_id` is the tab's current CDP session."""
+        return self._cdp is not None and session_id == self._cdp.session_id
 
     async def _attach(self, target_id: str) -> None:
         cdp = await self.conn.attach_to_target(target_id, timeout=_COMMAND_TIMEOUT)
@@ -208,42 +228,17 @@ class Page:
             timeout=timeout,
         )
 
-    async def run_pump(
-        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
-    ) -> None:
-        """Handle events until the connection closes. Subscribes before reporting started."""
-        listen = self.conn.listen
-        async with (
-            listen(*_PAGE_EVENTS, session_id="*", buffer=1000) as events,
-            listen(*_CONSOLE_EVENTS, session_id="*", buffer=_CONSOLE_QUEUE) as console,
-            trio.open_nursery() as nursery,
-        ):
-            nursery.start_soon(self._pump_console, console)
-            task_status.started()
-            async for event in events:
-                try:
-                    await self._handle(event)
-                except CdpError as exc:
-                    # The page may be gone (crash, close); the pump must outlive that.
-                    log.debug("handling %s failed: %s", event.method, exc)
-            nursery.cancel_scope.cancel()
+    def handle_console(self, event: CdpEvent) -> None:
+        """Take a console event of the tab's session (the pump checked `owns`)."""
+        if event.method == _DIALOG:
+            dialog_entry(self.settings, self.console, event.params)
+        elif event.params.get("entry", {}).get("source") != "worker":  # else an echo
+            self.console.add_event(event.method, event.params)
 
-    async def _pump_console(self, events: trio.MemoryReceiveChannel[CdpEvent]) -> None:
-        async for event in events:
-            if self._cdp is None or event.session_id != self._cdp.session_id:
-                continue
-            if event.method == _DIALOG:
-                dialog_entry(self.settings, self.console, event.params)
-            elif event.params.get("entry", {}).get("source") != "worker":  # else an echo
-                self.console.add_event(event.method, event.params)
-
-    async def _handle(self, event: CdpEvent) -> None:
+    async def handle(self, event: CdpEvent) -> None:
+        """Act on an event of the tab's session (the pump checked `owns`). Raises CdpError when
+        the page went away meanwhile."""
         p = event.params
-        if event.method.startswith(("Target.", "Browser.")):
-            await self._handle_browser_event(event.method, p)
-            return
-        if self._cdp is None or event.session_id != self._cdp.session_id:
-            return
         if event.method.startswith("Page.frame"):
             self._track_navigation(event.method, p)
         elif event.method == _DIALOG:
@@ -267,37 +262,14 @@ class Page:
         if method == "Page.frameStartedNavigating":
             if p.get("navigationType") not in _SAME_DOCUMENT:
                 self.navigating_to = str(p.get("url", ""))
+                if self.loaded.is_set():
+                    self.loaded = trio.Event()
         else:  # committed (frameNavigated), or stopped, failed or done (frameStoppedLoading)
             self.navigating_to = None
+            if method == "Page.frameStoppedLoading":
+                self.loaded.set()
             if method == "Page.frameNavigated":
                 self.console.page_url = str((p.get("frame") or {}).get("url", ""))
-
-    async def _handle_browser_event(self, method: str, p: dict[str, Any]) -> None:
-        if method == "Target.targetCreated":
-            info = p.get("targetInfo", {})
-            if (
-                info.get("type") == "page"
-                and info.get("openerId")  # a page's window, not one of ours (issue 21's scratch)
-                and info.get("targetId") != self.target_id
-                and self._state not in (PageState.SETTING_UP, PageState.REPLACING)
-                and self.in_context.items() <= info.items()
-            ):
-                await self._close_popup(info)
-        else:
-            self._downloads.handle(method, p)
-
-    async def _close_popup(self, info: dict[str, Any]) -> None:
-        """One tab per conversation: a window the page opens is closed at once, and noted."""
-        self.popups_opened += 1
-        url = info.get("url") or "about:blank"
-        await self.conn.send(
-            "Target.closeTarget", {"targetId": info["targetId"]}, timeout=_COMMAND_TIMEOUT
-        )
-        self.notes.add(
-            "popup",
-            f"The page opened a new window ({url}); it was closed, since this tool keeps one tab. "
-            "Navigate to the URL instead if you need it.",
-        )
 
     async def _reset_after_crash(self) -> None:
         try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -68,6 +68,9 @@ class RefTable:
         self._floor_file: Path | None = None
         self._earlier = 0
         self._saved = 0
+        # Issue 20 (tabs share one table): names the open tab whose page session is the given
+        # one ("tab 1 (https://...)"), or None; set by the session's Tabs.
+        self.tab_of: Callable[[str], str | None] = lambda page_session_id: None
 
     @property
     def continues(self) -> bool:
@@ -176,6 +179,13 @@ async def resolve_ref(page: RefPage, ref: str, element: str | None = None) -> El
             )
         raise _refused(ref, element, "was never issued on this page")
     page_session = page.session
+    if entry.page_session_id != page_session.session_id and (
+        tab := page.refs.tab_of(entry.page_session_id)
+    ):
+        raise ToolError(
+            f"Ref {ref}{f' ({element})' if element else ''} is on {tab}, not on the current "
+            "tab; select that tab (browser_tabs select) or take a new snapshot of this one."
+        )
     if entry.page_session_id != page_session.session_id:
         raise _refused(
             ref, element, "came from another page (the page was replaced, e.g. after a crash)"

@@ -1,4 +1,4 @@
-"""BrowserSession: one conversation's Chrome, its CDP connection and its page.
+"""BrowserSession: one conversation's Chrome, its CDP connection and its tabs.
 
 A session lives in a task of the manager's nursery (`run_browser_session`), because the CDP
 connection and Chrome's watchers are scoped resources that must be opened and closed by one
@@ -30,6 +30,7 @@ from ..cdp import CdpConnection, open_cdp_connection
 from ._chrome_life import ChromeLife
 from ._dirs import SessionDirs
 from ._page import Page
+from ._tabs import Tabs
 
 log = logging.getLogger("browser_tool.session")
 
@@ -38,11 +39,16 @@ class BrowserSession(ChromeLife):
     """One Chrome for one conversation. Built only by `run_browser_session`."""
 
     def __init__(
-        self, conversation_id: str, chrome: ChromeProcess, conn: CdpConnection, page: Page
+        self, conversation_id: str, chrome: ChromeProcess, conn: CdpConnection, tabs: Tabs
     ) -> None:
         super().__init__(chrome, conn)
         self.conversation_id = conversation_id
-        self.page = page
+        self.tabs = tabs
+
+    @property
+    def page(self) -> Page:
+        """The current tab's Page: the one every tool acts on."""
+        return self.tabs.current
 
     @property
     def shares_chrome(self) -> bool:
@@ -50,16 +56,19 @@ class BrowserSession(ChromeLife):
         return False
 
     def pages(self) -> list[Page]:
-        """Every page (tab) of this browser, the current one (`page`) first."""
-        return [self.page]
+        """Every page (tab) of this browser, the current one (`page`) first. A tab that is
+        still being attached has no `session` yet (it raises CdpConnectionError)."""
+        current = self.tabs.current
+        return [current, *(p for p in self.tabs.pages() if p is not current)]
 
     def take_notes(self) -> list[str]:
-        """What the page did since the last call (dialogs, popups, a crash), said once."""
-        return self.page.take_notes()
+        """What the tabs did since the last call (tabs opened or closed, dialogs, a crash),
+        said once."""
+        return self.tabs.take_notes()
 
     async def wait_for_end(self, **more: Callable[[], Awaitable[object]]) -> None:
         """As `ChromeLife.wait_for_end`, and also when no page could replace a crashed one."""
-        await super().wait_for_end(page_failed=self.page.wait_failed, **more)
+        await super().wait_for_end(page_failed=self.tabs.wait_failed, **more)
 
     def lost_because(self) -> str:
         """Why a crashed browser's state is gone, for the note of its successor's first call."""
@@ -94,21 +103,21 @@ async def run_browser_session(
             try:
                 assert chrome.ws_url is not None
                 async with open_cdp_connection(chrome.ws_url) as conn:
-                    page = Page(conn, settings, dirs.downloads)
+                    tabs = Tabs(conn, settings, dirs.downloads)
                     try:
                         with trio.fail_after(settings.launch_timeout):
                             # Chromium's handshake can stall ~160 ms after printing its URL:
                             # "ready" means answered commands (the set-up's), not an announced port.
-                            await nursery.start(page.run_pump)
-                            await nursery.start(page.workers.run)
-                            await page.setup()
+                            await nursery.start(tabs.run_pump)
+                            await tabs.setup()
                     except (CdpError, trio.TooSlowError) as exc:
                         raise BrowserLaunchError(
                             f"The browser started but did not answer over CDP: {exc!r}"
                         ) from exc
-                    session = BrowserSession(conversation_id, chrome, conn, page)
+                    session = BrowserSession(conversation_id, chrome, conn, tabs)
                     task_status.started(session)
                     await session.wait_for_end()
+                    tabs.closing()
                     polite = None if chrome.exited or conn.closed else polite_close(conn)
                     session.report = await chrome.aclose(polite=polite)
             finally:

@@ -140,7 +140,12 @@ class Workers:
         Chrome sends a page's Network events before its load event, but they reach this task's
         channel, not the caller's: a listing read right after a navigation waits for them."""
         for _ in range(_CATCH_UP_PASSES):
-            if self._events is None or not self._events.statistics().current_buffer_used:
+            if self._events is None:
+                return
+            # Idle: nothing buffered, and the task waits for more. An event handed straight to
+            # the waiting task leaves the buffer empty while the task has yet to handle it.
+            stats = self._events.statistics()
+            if not stats.current_buffer_used and stats.tasks_waiting_receive:
                 return
             await trio.lowlevel.checkpoint()
 

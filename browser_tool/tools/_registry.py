@@ -31,6 +31,7 @@ from ._resize import check_dimensions, resize
 from ._screenshot import screenshot
 from ._service_workers import service_workers
 from ._snapshot import SNAPSHOT_TOOL
+from ._tabs import TABS_TOOL
 from ._tool import TIMEOUT_FIELD, Tool, object_schema
 from ._upload import UPLOAD_TOOL
 from ._wait_for import WAIT_FOR_TOOL
@@ -86,7 +87,8 @@ TOOLS: tuple[Tool, ...] = (
         "page and of its service workers and other workers (kept across navigations), one line "
         "each, oldest first: #seq, UTC time, level, [context URL] for a worker's entry, text, "
         "(source). When they do not all fit, the newest are shown and the rest are in a file "
-        "the result names.",
+        "the result names. With more than one tab open, every tab's entries are listed, each "
+        "tagged [tab N].",
         object_schema(
             {
                 "limit": {
@@ -138,7 +140,8 @@ TOOLS: tuple[Tool, ...] = (
         "browser_get_network_sources",
         "List the page's recent responses (its workers' requests included), each with status, "
         "resource type, where it came from (" + ", ".join(NETWORK_SOURCES) + ") and URL, "
-        "after a count per source. Recorded from the start of the session.",
+        "after a count per source. Recorded from the start of the session. With more than one "
+        "tab open, every tab's responses are listed, each tagged [tab N].",
         object_schema(
             {
                 "limit": {
@@ -189,6 +192,7 @@ TOOLS: tuple[Tool, ...] = (
     WAIT_FOR_TOOL,
     *HISTORY_TOOLS,
     REQUEST_HUMAN_TOOL,  # issue 21
+    TABS_TOOL,  # issue 20
 )
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
 

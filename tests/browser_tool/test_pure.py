@@ -45,6 +45,7 @@ TOOLS = [
     "browser_navigate_back",
     "browser_navigate_forward",
     "browser_request_human",  # issue 21
+    "browser_tabs",  # issue 20
 ]
 
 

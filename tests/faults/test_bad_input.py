@@ -146,6 +146,9 @@ FIELD_VALUES: dict[str, st.SearchStrategy[Any]] = {
     | json_values,
     # issue 21: browser_request_human
     "reason": odd_text | huge_text | st.sampled_from(["", " ", "Sign in", "x" * 501]),
+    # issue 20: browser_tabs
+    "action": odd_text | st.sampled_from(["list", "new", "select", "close", "LIST", "open"]),
+    "index": sizes | json_values,
 }
 
 

@@ -85,6 +85,8 @@ PAGE_MARKERS: dict[str, list[str]] = {
     "overlay.html": ['aria-label="Cookie consent"', "position: fixed"],
     "disabled.html": ["disabled onclick", 'aria-disabled="true"'],
     "blank_link.html": ['target="_blank"'],
+    "idp_opener.html": ["window.open('/idp.html'", "Signed in with token"],  # issue 20
+    "idp.html": ["window.opener.postMessage", "window.close()"],  # issue 20
     "submit_nav.html": ['action="/welcome.html"'],
     "snapshot_form.html": ['id="remember" type="checkbox" checked', 'id="gone"'],
     "snapshot_child.html": ['id="inner"', "Frame button"],

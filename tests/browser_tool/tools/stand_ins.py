@@ -14,7 +14,7 @@ The one remaining cast (`lend`) hands a checked stand-in over where a `BrowserSe
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -74,11 +74,21 @@ class PageUse(Protocol):
     ) -> None: ...
 
 
+class TabsUse(Protocol):
+    """What the listing tools use of a browser's tabs (`browser_tool.browser.Tabs`)."""
+
+    def pages(self) -> Sequence[PageUse]: ...
+    def consoles(self) -> list[tuple[str, ConsoleBuffer]]: ...
+    def clear_consoles(self) -> int: ...
+
+
 class BrowserUse(Protocol):
     """What tools use of a browser (`BrowserSession`)."""
 
     @property
     def page(self) -> PageUse: ...
+    @property
+    def tabs(self) -> TabsUse: ...
     @property
     def alive(self) -> bool: ...
 
@@ -155,9 +165,24 @@ class StandInPage:
         await self.session.send("Emulation.setDeviceMetricsOverride", params)
 
 
+class StandInTabs:
+    def __init__(self, page: StandInPage) -> None:
+        self.page = page
+
+    def pages(self) -> list[StandInPage]:
+        return [self.page]
+
+    def consoles(self) -> list[tuple[str, ConsoleBuffer]]:
+        return [("", self.page.console)]
+
+    def clear_consoles(self) -> int:
+        return self.page.console.clear()
+
+
 class StandInBrowser:
     def __init__(self, page: StandInPage, alive: bool) -> None:
         self.page = page
+        self.tabs = StandInTabs(page)  # one tab
         self.alive = alive  # whether its connection is up
 
 

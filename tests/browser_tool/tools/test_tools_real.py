@@ -251,23 +251,26 @@ async def test_dialogs_never_block(manager: BrowserSessionManager, site: Fixture
     ]
 
 
-async def test_popup_is_closed_and_reported(
+async def test_popup_becomes_a_tab_and_is_reported(
     manager: BrowserSessionManager, site: FixtureServer
 ) -> None:
     await ok(manager, "browser_navigate", url=site.url_for("/popup.html"))
     session = await manager.get_or_create(C)
-    # Subscribe before acting: the popup's closing is the readiness signal.
-    async with session.conn.listen("Target.targetDestroyed", session_id=None) as destroyed:
+    # Subscribe before acting: the popup's target is the readiness signal.
+    async with session.conn.listen("Target.targetCreated", session_id=None) as created:
         opened = await ok(manager, "browser_eval", expression="window.open('/index.html'); 1")
         with trio.fail_after(10):
-            await destroyed.receive()
-    # The note comes with the call during which, or the first call after which, it was closed.
-    text = opened + await ok(manager, "browser_eval", expression="1")
-    assert text.count("The page opened a new window") == 1
-    assert "it was closed" in text
+            while (await created.receive()).params["targetInfo"]["type"] != "page":
+                pass
+    # The note comes with the call during which, or the first call after which, it opened; the
+    # current tab stays where it was (issue 20: a popup is a tab, no longer closed).
+    text = opened + await ok(manager, "browser_eval", expression="document.title")
+    assert text.count("The page opened a new tab: tab 1") == 1, text
+    assert "Fixture Popup" in text
     targets = await session.conn.send("Target.getTargets")
-    pages = [t for t in targets["targetInfos"] if t["type"] == "page"]
-    assert [p["targetId"] for p in pages] == [session.page.target_id]
+    pages = {t["targetId"] for t in targets["targetInfos"] if t["type"] == "page"}
+    assert pages == {page.target_id for page in session.tabs.pages()}
+    assert len(pages) == 2
 
 
 async def test_bad_input_changes_nothing(manager: BrowserSessionManager) -> None:
