@@ -248,7 +248,7 @@ def markdown(results: dict[str, Any]) -> str:
     for figure, (label, unit) in labels.items():
         cells = [label]
         cells += [f"{s[n][figure]:.2f} {unit}" for n in ["ours", *peers]]
-        cells += [f"{s[p]['ratio'][figure]:.2f}x" for p in peers]
+        cells += [f"{s[p]['ratio'][figure]:.3g}x" for p in peers]
         lines.append("| " + " | ".join(cells) + " |")
     procs = ", ".join(f"{SERVERS[n].title} {s[n]['processes']}" for n in SERVERS)
     lines += ["", f"Processes in each tree (most seen): {procs}."]
