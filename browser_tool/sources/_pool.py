@@ -84,6 +84,7 @@ class PoolSource:
         self._closing = False
         self._handed_out_at = -math.inf
         self._launching = 0
+        self._claims = 0  # callers waiting for a launch under way
         self._most_launching = 0
         self._failures = 0
         self._retry_at = -math.inf
@@ -92,15 +93,25 @@ class PoolSource:
         nursery.start_soon(self._refill)
 
     async def acquire(self, conversation_id: str, dirs: SessionDirs) -> BrowserSession:
-        while self._ready:
-            browser = self._ready.popleft()
-            self._handed_out_at = trio.current_time()
-            self._poke()
-            if not browser.alive:
-                continue  # its own task is cleaning it up
-            if await self._hand_over(browser, conversation_id, dirs):
-                return browser
-        return await self._launcher.acquire(conversation_id, dirs)
+        while True:
+            while self._ready:
+                browser = self._ready.popleft()
+                self._handed_out_at = trio.current_time()
+                self._poke()
+                if not browser.alive:
+                    continue  # its own task is cleaning it up
+                if await self._hand_over(browser, conversation_id, dirs):
+                    return browser
+            if self._closing or self._launching <= self._claims:
+                return await self._launcher.acquire(conversation_id, dirs)
+            # A pooled launch is under way that no other caller waits for: it is further along
+            # than a launch started now, and a second Chrome starting beside it would slow both
+            # (a service's first call often comes while its first spare is starting).
+            self._claims += 1
+            try:
+                await self._changed.wait()
+            finally:
+                self._claims -= 1
 
     async def release(self, browser: Browser, reason: CloseReason) -> KillReport | None:
         report = await browser.aclose(reason)

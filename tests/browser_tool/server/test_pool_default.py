@@ -81,3 +81,22 @@ async def test_the_pool_launches_every_missing_browser_at_once(state_dir: Path) 
         ]
         assert len(fakes) == 3  # three Chromes starting at once
         assert manager.metrics.counter("browser_tool_launches_total", outcome="ok") == 0
+
+
+@pytest.mark.chrome
+async def test_a_first_call_waits_for_the_spare_being_launched(
+    state_dir: Path, headless_shell: str
+) -> None:
+    """A call that comes while the pool's first Chrome is starting takes that one when it is
+    up, rather than starting a second Chrome beside it."""
+    pools: list[PoolSource] = []
+    settings = make_settings(state_dir, pool_size=1)
+    async with open_session_manager(settings, source_factory=pooling(pools)) as manager:
+        [pool] = pools
+        await trio.testing.wait_all_tasks_blocked()
+        assert pool.statistics().launching == 1
+        out = await manager.call_tool("a", "browser_eval", {"expression": "1+1"})
+        assert out.output == "<javascript_result>2</javascript_result>"
+        counted = manager.metrics.counter
+        assert counted("browser_tool_handovers_total", source="pool") == 1
+        assert counted("browser_tool_launches_total", outcome="ok") == 1
