@@ -13,7 +13,9 @@ the slot, which goes with the browser. A pooled Chrome is never given to a secon
 one that dies in the pool is dropped at once), and killed at shutdown. The pool refills in the
 background, shortly after the last hand-out (so a launch does not land on top of the first call
 it was meant to speed up), every missing slot at once: after a burst of new conversations the
-pool is full again after one launch's time, not after one launch per slot.
+pool is full again after one launch's time, not after one launch per slot. A first call that
+finds no ready browser but a pooled launch under way (that no other call waits for) waits for
+that one rather than starting a second Chrome beside it.
 """
 
 from __future__ import annotations
