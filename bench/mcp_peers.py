@@ -7,8 +7,8 @@ downloaded), headless, with a throwaway profile. A round starts each server afre
 rotating round by round) and measures, through that one client: the first navigate (the
 server's browser launched on its first use, or taken from our pool), warm navigates of a small
 page, warm evals of `1+1`, screenshots, and the PSS of the server's whole process tree (the
-server and every browser process under it) after them. A ratio is the median of the per-round
-ratios (ours / peer), so a load spike hits every system of its round.
+server and every browser process under it) after them and 2 s of rest. A ratio is the median
+of the per-round ratios (ours / peer), so a load spike hits every system of its round.
 
 Ours runs as deployed: `browser-tool mcp` keeps one spare Chrome by default (issue 23), which
 its first navigate takes and its memory figure includes.
@@ -46,6 +46,7 @@ NODE_BIN = BENCH / ".node" / "node_modules" / ".bin"
 CHROME = os.environ.get("BROWSER_TOOL_CHROME", "/usr/lib/chromium/chromium-headless-shell")
 TITLE = "## MCP peers: one stdio MCP client, three servers"
 EVALS, NAVIGATES, SHOTS = 50, 8, 5
+SETTLE_S = 2.0
 Call = tuple[str, dict[str, Any]]
 
 
@@ -164,6 +165,9 @@ async def one_round(server: Server, url: str, tmp: Path, before: set[int]) -> di
             await _call(session, server.evaluate)
         evals = [await _timed(lambda: _call(session, server.evaluate)) for _ in range(EVALS)]
         shots = [await _timed(lambda: _call(session, server.screenshot)) for _ in range(SHOTS)]
+        # Memory once things settle (ours launches its next spare half a second after the
+        # hand-out): the same wait for every server.
+        await trio.sleep(SETTLE_S)
         tree = [pid for pid in descendants(os.getpid()) if pid not in before]
         memory = sum(pss_bytes(pid) for pid in tree)
     return {
