@@ -291,9 +291,9 @@ WHY = {
     "2026-07-28 call); stay on the SDK, or use the per-conversation URL",
     "mcp_http_modern_over_api": "the SDK's per-request work (envelope validation, the "
     "server's context and middleware, pydantic validation of params and result)",
-    "http_eval_own": "the machine: a call that waits on Chrome puts a fourth process (the "
-    "client) in the chain of wake-ups on 2 shared cores; the door's own work for an eval is "
-    "that of a no-CDP call plus the hang-up watch (one task step)",
+    "http_eval_own": "not the door's Python work, which for an eval is a no-CDP call's plus "
+    "about 40 us (3.5 scheduler passes, 2 of them the CDP wait, counted with cProfile): the "
+    "rest is time the service spends waiting in epoll, which grows with the machine's load",
     "http_noop_own": "hypercorn's h11 parse and send plus our routing and JSON",
 }
 
