@@ -38,14 +38,16 @@ $(BENCH_VENV)/.installed:
 	$(BENCH_VENV)/bin/python -m pip install --quiet '$(PLAYWRIGHT)'
 	touch $@
 
-# The snapshot table's peer: Playwright MCP from npm, pinned, in the benchmark's own directory.
-# It drives our Chrome binary (--executable-path); no browser is ever downloaded.
+# The MCP peers (the snapshot table's and bench.mcp_peers'): Playwright MCP and Chrome DevTools
+# MCP from npm, pinned, in the benchmark's own directory. Both drive our Chrome binary
+# (--executable-path / --executablePath); no browser is ever downloaded.
 BENCH_NODE := bench/.node
 PLAYWRIGHT_MCP := @playwright/mcp@0.0.83
+DEVTOOLS_MCP := chrome-devtools-mcp@1.11.0
 
-$(BENCH_NODE)/.installed:
-	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix $(BENCH_NODE) --no-audit --no-fund \
-		--silent '$(PLAYWRIGHT_MCP)'
+$(BENCH_NODE)/.installed: Makefile
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1 npm install --prefix $(BENCH_NODE) \
+		--no-audit --no-fund --silent '$(PLAYWRIGHT_MCP)' '$(DEVTOOLS_MCP)'
 	touch $@
 
 bench: setup $(BENCH_VENV)/.installed $(BENCH_NODE)/.installed

@@ -1,9 +1,10 @@
 """`make bench` (`python -m bench`): ours side by side with Playwright for Python and a raw CDP
 floor (see `_compare`), written to bench/results/latest.{json,md,png}; then shared-browser mode
 beside process mode (`context_mode`, its table added to latest.md); then the reaper's own
-benchmark (20 real orphans); last, the snapshot table beside Playwright MCP (`snapshot_compare`,
-appended to latest.md and latest.json). `python -m bench compare|context_mode|reap_20|snapshot`
-runs one.
+benchmark (20 real orphans); then each door's own cost with lean clients (`door_costs`) and
+our stdio MCP server beside Playwright MCP and Chrome DevTools MCP (`mcp_peers`); last, the
+snapshot table beside Playwright MCP (`snapshot_compare`); each appended to latest.md and
+latest.json. `python -m bench compare|context_mode|reap_20|doors|mcp_peers|snapshot` runs one.
 Timing targets live here, never in tests."""
 
 from __future__ import annotations
@@ -59,12 +60,27 @@ def reap_20() -> int:
     return subprocess.run([sys.executable, "-m", "bench.reap_20"], check=False).returncode
 
 
+def doors() -> int:
+    return subprocess.run([sys.executable, "-m", "bench.door_costs"], check=False).returncode
+
+
+def mcp_peers() -> int:
+    return subprocess.run([sys.executable, "-m", "bench.mcp_peers"], check=False).returncode
+
+
 def snapshot() -> int:
     return subprocess.run([sys.executable, "-m", "bench.snapshot_compare"], check=False).returncode
 
 
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or ["compare", "context_mode", "reap_20", "snapshot"]
+    chosen = sys.argv[1:] or [
+        "compare",
+        "context_mode",
+        "reap_20",
+        "doors",
+        "mcp_peers",
+        "snapshot",
+    ]
     status = 0
     for name in chosen:
         print(f"== {name}", flush=True)
@@ -72,6 +88,8 @@ if __name__ == "__main__":
             "compare": compare,
             "context_mode": context_mode,
             "reap_20": reap_20,
+            "doors": doors,
+            "mcp_peers": mcp_peers,
             "snapshot": snapshot,
         }[name]()
     sys.exit(status)

@@ -84,6 +84,8 @@ def digest(data: dict[str, Any]) -> dict[str, Any]:
     for name in data:
         if name != "playwright" and (value := ratio(data, name)) is not None:
             result[name]["ratio_to_playwright"] = value
+        if name not in ("raw", "playwright") and (value := ratio(data, name, "raw")) is not None:
+            result[name]["ratio_to_raw"] = value
     return result
 
 

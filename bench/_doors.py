@@ -46,7 +46,10 @@ class Door(Protocol):
 
 
 def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("BROWSER_TOOL_")}
+    # No spare Chrome unless a door asks for one (the `pool` worker measures it): `serve` keeps
+    # one by default, which would turn the HTTP and MCP doors' first call into a hand-over.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BROWSER_TOOL_")}
+    return env | {"BROWSER_TOOL_POOL_SIZE": "0"}
 
 
 class ApiDoor:

@@ -64,3 +64,21 @@ def _nice_ceiling(value: float) -> float:
         if value <= step * magnitude:
             return float(step * magnitude)
     return float(10 * magnitude)
+
+
+def plot_bars(values: dict[str, float], path: Path, title: str, unit: str) -> None:
+    """`values`: label -> value, drawn as horizontal bars in order. Writes a PNG to `path`."""
+    row, left, right = 34, 420, 90
+    height = TOP + row * max(1, len(values)) + 30
+    image = Image.new("RGB", (W, height), "white")
+    draw = ImageDraw.Draw(image)
+    draw.text((10, 15), title, fill="black")
+    top = _nice_ceiling(max(values.values(), default=1.0))
+    span = W - left - right
+    for index, (label, value) in enumerate(values.items()):
+        y = TOP + index * row
+        draw.text((10, y + 8), label, fill="black")
+        width = span * value / top
+        draw.rectangle([(left, y + 4), (left + width, y + row - 8)], fill=COLORS[index % 5])
+        draw.text((left + width + 6, y + 8), f"{value:.2f} {unit}", fill="black")
+    image.save(path)

@@ -53,6 +53,16 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
         ("warm navigate p50 <= 0.85x Playwright", "navigate", "api", 0.85),
     ):
         rows.append((name, *check(r(section, system), limit)))
+    to_raw = results.get("eval", {}).get("api", {}).get("ratio_to_raw")
+    measured, met = check(to_raw, 1.25)
+    if met is False:  # what the rest is made of (docs/decisions.md, "Issue 23")
+        measured += (
+            f": missed by {to_raw - 1.25:.2f}x (input validation, the conversation's turn and "
+            "state, the deadline, crash checks, the result's notes: 1.5x the floor's Python "
+            "calls per warm eval, 568 against 381 as cProfile counts them, in 2 scheduler "
+            "passes against its 3.3; the floor keeps none of those guarantees)"
+        )
+    rows.append(("warm eval p50, Python API <= 1.25x the raw CDP floor (issue 23)", measured, met))
     errors = {
         name: levels.get("50", {}).get("errors")
         for name, levels in results.get("concurrency", {}).items()

@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
@@ -24,7 +25,7 @@ from .._errors import (
     ListenPolicyError,
     ServiceError,
 )
-from .._settings import Settings
+from .._settings import Settings, env_name
 from .._tasks import sole_exception
 from ..server import (
     SHUTDOWN_SIGNALS,
@@ -35,6 +36,21 @@ from ._client import EXIT_FAILED, EXIT_OK, EXIT_USAGE, default_url
 from ._parser import build_parser
 
 T = TypeVar("T")
+
+# The spare Chromes a command keeps when BROWSER_TOOL_POOL_SIZE is not set (see the README,
+# "The pool"): a service's first call of a new conversation should not wait for a launch; a
+# one-shot `call` (and the in-process API, whose default is the Settings' 0) would only launch
+# a Chrome it never uses.
+SERVICE_POOL_SIZE = 1
+_POOL_SIZE_BY_COMMAND = {"serve": SERVICE_POOL_SIZE, "mcp": SERVICE_POOL_SIZE}
+
+
+def default_pool_size(command: str, environ: Mapping[str, str]) -> int | None:
+    """The pool size `command` runs with when the environment names none; None: the Settings'
+    own default (0)."""
+    if environ.get(env_name("pool_size")):
+        return None
+    return _POOL_SIZE_BY_COMMAND.get(command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -56,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             state_dir=getattr(args, "state_dir", None),
             host=getattr(args, "host", None),
             port=getattr(args, "port", None),
+            pool_size=default_pool_size(args.command, os.environ),
         )
         command: Callable[[argparse.Namespace, Settings], int] = _COMMANDS[args.command]
         return command(args, settings)

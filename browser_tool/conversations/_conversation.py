@@ -346,6 +346,11 @@ class Conversation:
         if self.state is ConversationState.NO_BROWSER and not self.has_call:
             forget_at = self.last_active + max_lifetime
             return (Due.FORGET, now) if forget_at <= now else (None, forget_at)
+        if self.has_call:
+            # Its next deadline is an idle timeout after the call ends, or later: looking again
+            # then (not never) lets the call's end leave the clock asleep (issue 23: the clock
+            # woke once per call when calls came back to back).
+            return None, now + self.idle_timeout
         return None, math.inf
 
 

@@ -79,10 +79,16 @@ def to_call_tool_result(output: ToolOutput) -> types.CallToolResult:
 
 def build_mcp_server(parts: ServiceParts, conversation_for: ConversationFor) -> Server[Any]:
     """A low-level MCP Server whose tools are the manager's; see the module docstring."""
+    definitions = tool_definitions()
     tools = [
         types.Tool(name=t["name"], description=t["description"], input_schema=t["input_schema"])
-        for t in tool_definitions()
+        for t in definitions
     ]
+    # A 2026-07-28 tools/call over streamable HTTP has its Mcp-Param headers checked against
+    # the tool's input schema. Without this lookup the SDK finds the schema by running the
+    # whole tools/list (every tool built, validated and serialized) on every call: about half
+    # of that door's time (issue 23).
+    input_schemas = {t["name"]: t["input_schema"] for t in definitions}
 
     async def list_tools(
         ctx: Context, params: types.PaginatedRequestParams | None
@@ -110,7 +116,13 @@ def build_mcp_server(parts: ServiceParts, conversation_for: ConversationFor) -> 
                 output = ToolOutput.error(str(exc))
         return to_call_tool_result(output)
 
-    return Server(SERVER_NAME, version=_version(), on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        SERVER_NAME,
+        version=_version(),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=input_schemas.get,
+    )
 
 
 def _version() -> str:

@@ -4,13 +4,20 @@ every browser is killed before the process exits.
 
 MCP clients give a server about 2 s after closing stdin before they signal it, and the kill
 ladder usually takes a few hundred milliseconds, so a clean end fits in that window.
+
+The wire is read and written by trio itself (non-blocking pipes, `trio.lowlevel.FdStream`),
+handed to the SDK's `stdio_server` as its stdin and stdout. The SDK's own streams go through a
+worker thread for every line read and for every write and flush: three thread round trips per
+call, most of this door's cost (issue 23). While serving, fds 0 and 1 point at /dev/null and
+stderr (as the SDK does), so nothing printed by accident can corrupt the protocol stream.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 import trio
@@ -23,30 +30,77 @@ from ._service_parts import open_service_parts
 
 log = logging.getLogger("browser_tool.mcp")
 
+_READ_SIZE = 65536
+
 
 def default_conversation_id() -> str:
     """One per process: two stdio servers on one state dir must not share a session dir."""
     return f"mcp-stdio-{os.getpid()}"
 
 
-class _StdinLines:
-    """stdin as the async iterator of text lines that the SDK's `stdio_server` reads.
+class StdinLines:
+    """A readable fd as the async iterator of text lines that `stdio_server` reads; the last
+    line may lack its newline. Cancellable at any point (trio waits for the fd itself)."""
 
-    The SDK's own reader blocks in a worker thread that cannot be cancelled, so a signal could
-    never stop a server whose client keeps stdin open. This one abandons its thread on
-    cancellation instead (the thread stays parked in `readline` until the process exits).
-    """
+    def __init__(self, stream: trio.lowlevel.FdStream) -> None:
+        self._stream = stream
+        self._buffer = bytearray()
+        self._searched = 0  # no newline in the buffer before this index
 
-    def __aiter__(self) -> _StdinLines:
+    def __aiter__(self) -> StdinLines:
         return self
 
     async def __anext__(self) -> str:
-        line: bytes = await trio.to_thread.run_sync(
-            sys.stdin.buffer.readline, abandon_on_cancel=True
-        )
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+        while True:
+            end = self._buffer.find(b"\n", self._searched)
+            if end >= 0:
+                line = bytes(self._buffer[: end + 1])
+                del self._buffer[: end + 1]
+                self._searched = 0
+                return line.decode("utf-8", errors="replace")
+            self._searched = len(self._buffer)
+            chunk = await self._stream.receive_some(_READ_SIZE)
+            if not chunk:
+                if not self._buffer:
+                    raise StopAsyncIteration
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                self._searched = 0
+                return line.decode("utf-8", errors="replace")
+            self._buffer += chunk
+
+
+class StdoutWire:
+    """A writable fd as the `write`/`flush` pair `stdio_server` writes to. Each `write` is one
+    whole message line, sent at once; `flush` has nothing left to do."""
+
+    def __init__(self, stream: trio.lowlevel.FdStream) -> None:
+        self._stream = stream
+
+    async def write(self, text: str) -> None:
+        await self._stream.send_all(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+
+@contextmanager
+def claimed_stdio() -> Iterator[tuple[int, int]]:
+    """Private duplicates of fds 0 and 1 for the wire, while fd 0 reads /dev/null and fd 1
+    writes to stderr; both are restored on exit. Yields (read fd, write fd), which the caller's
+    FdStreams own (and close)."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(devnull, 0)
+        os.dup2(2, 1)
+        yield wire_in, wire_out
+    finally:
+        os.dup2(saved_in, 0)
+        os.dup2(saved_out, 1)
+        for fd in (devnull, saved_in, saved_out):
+            os.close(fd)
 
 
 async def run_mcp_stdio(
@@ -66,10 +120,13 @@ async def run_mcp_stdio(
 
         async def serve_stdio() -> None:
             nonlocal stdin_ended
-            # stdout stays the SDK's: it points fd 1 at stderr while serving, so nothing
-            # printed by accident can corrupt the protocol stream.
-            async with stdio_server(stdin=cast(Any, _StdinLines())) as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+            with claimed_stdio() as (wire_in, wire_out):
+                reader = trio.lowlevel.FdStream(wire_in)
+                writer = trio.lowlevel.FdStream(wire_out)
+                async with reader, writer:
+                    stdin, stdout = cast(Any, StdinLines(reader)), cast(Any, StdoutWire(writer))
+                    async with stdio_server(stdin=stdin, stdout=stdout) as (read, write):
+                        await server.run(read, write, server.create_initialization_options())
             stdin_ended = True
             shutdown.request("end of stdin")
 

@@ -11,8 +11,11 @@ conversation, its downloads are pointed at the conversation's own `downloads/` (
 the slot, which goes with the browser. A pooled Chrome is never given to a second conversation
 (it is killed when the first is done with it), never handed out dead (`alive` is checked, and
 one that dies in the pool is dropped at once), and killed at shutdown. The pool refills in the
-background, one launch at a time and shortly after the last hand-out, so a burst of new
-conversations does not start a burst of launches on top of their own first calls.
+background, shortly after the last hand-out (so a launch does not land on top of the first call
+it was meant to speed up), every missing slot at once: after a burst of new conversations the
+pool is full again after one launch's time, not after one launch per slot. A first call that
+finds no ready browser but a pooled launch under way (that no other call waits for) waits for
+that one rather than starting a second Chrome beside it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import collections
 import logging
 import math
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
@@ -42,6 +46,17 @@ _HAND_OVER_TIMEOUT = 5.0
 # call it was meant to speed up (here it added ~13 ms to the hand-over on 2 cores).
 _REFILL_DELAY = 0.5
 _RETRY_AFTER = (1.0, 2.0, 5.0, 10.0, 30.0)  # seconds to wait after 1, 2, ... failed launches
+
+
+@dataclass(frozen=True)
+class PoolStatistics:
+    """The pool at one moment: its size, the browsers ready, the launches under way, and the
+    most launches ever under way at once."""
+
+    size: int
+    ready: int
+    launching: int
+    most_launching: int
 
 
 class PoolSource:
@@ -71,6 +86,11 @@ class PoolSource:
         self._slots_left: dict[Browser, trio.Event] = {}  # set once its slot is gone
         self._closing = False
         self._handed_out_at = -math.inf
+        self._launching = 0
+        self._claims = 0  # callers waiting for a launch under way
+        self._most_launching = 0
+        self._failures = 0
+        self._retry_at = -math.inf
         self._changed = trio.Event()
         self._filled = trio.Event()
         nursery.start_soon(self._refill)
@@ -80,15 +100,25 @@ class PoolSource:
     ) -> BrowserSession:
         if profile_dir is not None:  # a pooled Chrome runs on a fresh profile: launch one
             return await self._launcher.acquire(conversation_id, dirs, profile_dir)
-        while self._ready:
-            browser = self._ready.popleft()
-            self._handed_out_at = trio.current_time()
-            self._poke()
-            if not browser.alive:
-                continue  # its own task is cleaning it up
-            if await self._hand_over(browser, conversation_id, dirs):
-                return browser
-        return await self._launcher.acquire(conversation_id, dirs)
+        while True:
+            while self._ready:
+                browser = self._ready.popleft()
+                self._handed_out_at = trio.current_time()
+                self._poke()
+                if not browser.alive:
+                    continue  # its own task is cleaning it up
+                if await self._hand_over(browser, conversation_id, dirs):
+                    return browser
+            if self._closing or self._launching <= self._claims:
+                return await self._launcher.acquire(conversation_id, dirs)
+            # A pooled launch is under way that no other caller waits for: it is further along
+            # than a launch started now, and a second Chrome starting beside it would slow both
+            # (a service's first call often comes while its first spare is starting).
+            self._claims += 1
+            try:
+                await self._changed.wait()
+            finally:
+                self._claims -= 1
 
     async def release(self, browser: Browser, reason: CloseReason) -> KillReport | None:
         report = await browser.aclose(reason)
@@ -96,6 +126,9 @@ class PoolSource:
             with trio.CancelScope(shield=True):
                 await slot_left.wait()  # the slot dir (the profile's parent) is gone too
         return report
+
+    def statistics(self) -> PoolStatistics:
+        return PoolStatistics(self._size, len(self._ready), self._launching, self._most_launching)
 
     def standby(self) -> list[Browser]:
         return list[Browser](self._ready)
@@ -152,31 +185,51 @@ class PoolSource:
         self._changed.set()
         self._changed = trio.Event()
 
+    def _missing(self) -> int:
+        return 0 if self._closing else self._size - len(self._ready) - self._launching
+
     async def _refill(self) -> None:
-        failures = 0
         while True:
-            while self._closing or len(self._ready) >= self._size:
+            while self._missing() <= 0:
                 await self._changed.wait()
-            await trio.sleep_until(self._handed_out_at + _REFILL_DELAY)
-            slot_left = trio.Event()
-            try:
-                browser = await self._nursery.start(self._run_pooled, slot_left)
-            except BrowserLaunchError as exc:
-                self._metrics.inc("browser_tool_launches_total", outcome="error")
-                delay = _RETRY_AFTER[min(failures, len(_RETRY_AFTER) - 1)]
-                failures += 1
-                log.warning("pool: a launch failed (retrying in %.0f s): %s", delay, exc)
-                await trio.sleep(delay)
-                continue
-            failures = 0
-            self._metrics.inc("browser_tool_launches_total", outcome="ok")
-            self._slots_left[browser] = slot_left
-            if self._closing:
-                self._nursery.start_soon(self.release, browser, CloseReason.SHUTDOWN)
-                continue
-            self._ready.append(browser)
-            if len(self._ready) >= self._size:
-                self._filled.set()
+            await trio.sleep_until(max(self._handed_out_at + _REFILL_DELAY, self._retry_at))
+            # Every missing slot at once: Chrome's start is mostly waiting (the processes
+            # start, the endpoint appears), so launches in parallel overlap well.
+            for _ in range(max(self._missing(), 0)):
+                self._launching += 1
+                self._most_launching = max(self._most_launching, self._launching)
+                self._nursery.start_soon(self._launch_one)
+
+    async def _launch_one(self) -> None:
+        slot_left = trio.Event()
+        try:
+            browser = await self._nursery.start(self._run_pooled, slot_left)
+        except BrowserLaunchError as exc:
+            self._launching -= 1
+            self._metrics.inc("browser_tool_launches_total", outcome="error")
+            delay = _RETRY_AFTER[min(self._failures, len(_RETRY_AFTER) - 1)]
+            self._failures += 1
+            self._retry_at = trio.current_time() + delay
+            log.warning("pool: a launch failed (retrying in %.0f s): %s", delay, exc)
+            self._poke()
+            return
+        except BaseException:
+            self._launching -= 1
+            raise
+        self._launching -= 1
+        self._failures = 0
+        self._metrics.inc("browser_tool_launches_total", outcome="ok")
+        self._slots_left[browser] = slot_left
+        if self._closing:
+            self._nursery.start_soon(self.release, browser, CloseReason.SHUTDOWN)
+            return
+        self._ready.append(browser)
+        self._poke()
+        log.info(
+            "pool: a browser is ready (pid %d; %d of %d)", browser.pid, len(self._ready), self._size
+        )
+        if len(self._ready) >= self._size:
+            self._filled.set()
 
     async def _run_pooled(
         self,

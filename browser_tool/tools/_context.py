@@ -18,7 +18,7 @@ import trio
 from .._duration import format_duration
 from .._errors import ToolError
 from .._settings import Settings
-from ..browser import BrowserSession, SessionDirs
+from ..browser import BrowserSession, PageState, SessionDirs
 
 # In the conversation's dir: how many refs its browsers issued (kept across browser restarts).
 REFS_ISSUED_FILE = ".refs-issued"
@@ -82,6 +82,11 @@ class ToolContext:
         browser is killed) or a crashed page is not replaced by then, BrowserLaunchError when
         Chrome will not start, and SessionClosedError once the conversation was deleted.
         """
+        warm = self.conversation.existing_browser()
+        if warm is not None and warm.page.state is PageState.READY and warm.page.refs.continues:
+            # Nothing to wait for (the browser runs, its page is attached): no deadline scopes,
+            # which were most of a warm call's time here (issue 23).
+            return await self.conversation.browser()
         with trio.move_on_at(self.deadline) as scope:
             browser = await self.conversation.browser()
         if not scope.cancelled_caught:

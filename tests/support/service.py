@@ -18,8 +18,10 @@ from pathlib import Path
 import httpx
 import trio
 
-# Services run as deployed, start-up orphan sweep included.
-BASE_ENV: dict[str, str] = {}
+# Services run as deployed, start-up orphan sweep included; but without the spare Chrome that
+# `serve` keeps by default (issue 23), so a test's browsers are the ones its calls launched
+# (tests/browser_tool/server/test_pool_default.py covers the default).
+BASE_ENV: dict[str, str] = {"BROWSER_TOOL_POOL_SIZE": "0"}
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 30.0
 

@@ -9,16 +9,23 @@ the client.
 from __future__ import annotations
 
 import base64
+import json
+import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import mcp_types as types
 import pytest
+import trio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from browser_tool import tool_definitions
+from browser_tool.server._mcp_stdio import StdinLines
 from fixtures_site import running_fixtures
 from tests.support.mcp_results import text_of
 
@@ -73,5 +80,68 @@ async def test_stdio_conversation_id_can_be_chosen(state_dir: Path) -> None:
     async with Client(stdio_server(state_dir, "--conversation-id", "agent-7")) as client:
         result = await client.call_tool("browser_eval", {"expression": "1+1"})
         assert text_of(result) == "<javascript_result>2</javascript_result>"
-        [session_dir] = (state_dir / "sessions").iterdir()
-        assert session_dir.name.startswith("agent-7-")
+        # Besides the pool's slots (`mcp` keeps a spare Chrome by default), one conversation.
+        dirs = [p.name for p in (state_dir / "sessions").iterdir()]
+        [session_dir] = [name for name in dirs if not name.startswith("pool-")]
+        assert session_dir.startswith("agent-7-")
+
+
+async def test_sigterm_stops_a_stdio_server_whose_client_keeps_stdin_open(state_dir: Path) -> None:
+    """The wire is read by trio itself: a signal stops the server mid-read, the browser of its
+    conversation is killed, and the process exits 0 (no thread parked in a read holds it)."""
+    argv = [sys.executable, "-m", "browser_tool", "mcp", "--state-dir", str(state_dir)]
+    process = await trio.lowlevel.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert process.stdin is not None
+    assert process.stdout is not None
+    lines = _Lines(process.stdout)
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": _CLIENT}
+    await process.stdin.send_all(_frame(0, "initialize", hello))
+    assert (await lines.next_json())["id"] == 0
+    call = {"name": "browser_eval", "arguments": {"expression": "6*7"}}
+    await process.stdin.send_all(_frame(1, "tools/call", call))
+    answer = await lines.next_json()
+    assert answer["result"]["content"][0]["text"] == "<javascript_result>42</javascript_result>"
+    assert list((state_dir / "pids").iterdir())  # the conversation's (and the pool's)
+    process.send_signal(signal.SIGTERM)
+    with trio.fail_after(30):
+        assert await process.wait() == 0
+    await process.stdin.aclose()
+    await process.stdout.aclose()
+    assert list((state_dir / "pids").iterdir()) == []
+
+
+async def test_stdin_lines_splits_chunks_into_lines_and_keeps_an_unterminated_last_one() -> None:
+    read_fd, write_fd = os.pipe()
+    async with trio.lowlevel.FdStream(read_fd) as reader, trio.lowlevel.FdStream(write_fd) as w:
+        lines = StdinLines(reader)
+        await w.send_all(b'{"a": 1}\n{"b"')
+        assert await lines.__anext__() == '{"a": 1}\n'
+        await w.send_all(b': "\xc3\xa9"}\n\n{"c": 3}')
+        assert await lines.__anext__() == '{"b": "é"}\n'
+        assert await lines.__anext__() == "\n"
+        await w.aclose()
+        assert [line async for line in lines] == ['{"c": 3}']
+
+
+_CLIENT = {"name": "test", "version": "1"}
+
+
+def _frame(request_id: int, method: str, params: dict[str, Any]) -> bytes:
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    return json.dumps(message).encode() + b"\n"
+
+
+class _Lines:
+    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
+        self._stream = stream
+        self._buffer = b""
+
+    async def next_json(self) -> dict[str, Any]:
+        with trio.fail_after(30):
+            while b"\n" not in self._buffer:
+                chunk = await self._stream.receive_some()
+                assert chunk, "the server closed stdout"
+                self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        value: dict[str, Any] = json.loads(line)
+        return value

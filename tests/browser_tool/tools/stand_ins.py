@@ -22,7 +22,13 @@ from typing import Any, Protocol, cast
 import trio
 
 from browser_tool import BrowserSession, HandoffError, Settings, ToolError
-from browser_tool.browser import PAGE_CRASHED_DURING_CALL, Download, RefTable, SessionDirs
+from browser_tool.browser import (
+    PAGE_CRASHED_DURING_CALL,
+    Download,
+    PageState,
+    RefTable,
+    SessionDirs,
+)
 from browser_tool.browser._console import ConsoleBuffer
 from browser_tool.browser._workers import Workers
 from browser_tool.cdp import CdpConnection, CdpEvent, CdpSession
@@ -143,6 +149,7 @@ class StandInPage:
         self.viewport = (1280, 720)
         self.best_effort: list[str] = []
         self.downloads: dict[str, Download] = {}
+        self.state = PageState.READY  # attached: a warm call waits for nothing
 
     def new_download_watch(self) -> trio.Event:
         return trio.Event()
