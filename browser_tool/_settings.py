@@ -71,6 +71,18 @@ class Settings:
     js_heap_mb: int = 0  # JS_HEAP_MB: cap on each page's JavaScript heap in MiB; 0: V8's own
     max_popups: int = 10  # MAX_POPUPS: popups named one by one in a result; more are counted
     pool_size: int = 0  # POOL_SIZE: Chromes launched ahead for new conversations' first calls
+    # ---- issue 22: the watchdog between calls (conversations/_watchdog.py) ----
+    # UNRESPONSIVE_PROBE: after a call timed out, the browser must answer a probe within this
+    # or it is killed and the next call starts a fresh one
+    unresponsive_probe: float = 1.0
+    # IDLE_CPU_LIMIT: CPU (in cores: 0.5 is half of one) a browser may use between calls,
+    # averaged over IDLE_CPU_WINDOW, before its pages are paused; 0: never pause
+    idle_cpu_limit: float = 0.5
+    idle_cpu_window: float = 60.0  # IDLE_CPU_WINDOW
+    # MAX_BROWSER_MEMORY: MiB of memory (PSS of its processes) a browser may hold between calls
+    # before it is closed (the next call starts a fresh one); 0: no limit
+    max_browser_memory: int = 0
+    watchdog_interval: float = 5.0  # WATCHDOG_INTERVAL: how often browsers are sampled
 
     def __post_init__(self) -> None:
         for name in ("dialog_alert", "dialog_beforeunload", "dialog_confirm", "dialog_prompt"):
@@ -97,6 +109,12 @@ class Settings:
                 "must be an integer from 1 to 1000",
                 self.contexts_per_browser,
             )
+        for name in ("idle_cpu_limit", "max_browser_memory"):
+            if not getattr(self, name) >= 0:
+                raise InvalidInputError(env_name(name), "must be 0 (off) or more")
+        for name in ("unresponsive_probe", "idle_cpu_window", "watchdog_interval"):
+            if not getattr(self, name) > 0:
+                raise InvalidInputError(env_name(name), "must be a duration greater than 0")
         if not self.shared_browser_linger >= 0:
             raise InvalidInputError(
                 env_name("shared_browser_linger"), "must be a duration of 0 or more"

@@ -37,6 +37,7 @@ from ._procfs import (
 )
 from ._registry import PidRecord, RecordEntry, read_records, remove_record, write_record
 from ._state import StateLayout, default_state_dir, make_private_dir, remove_tree
+from ._usage import GroupUsage, group_pss_bytes, group_usage, pss_bytes
 
 __all__ = [
     "CHROMIUM",
@@ -47,6 +48,7 @@ __all__ = [
     "ChromeNotFoundError",
     "ChromeProcess",
     "ChromeState",
+    "GroupUsage",
     "InstanceLock",
     "InstanceLockError",
     "KillReport",
@@ -68,7 +70,9 @@ __all__ = [
     "cmdline",
     "default_state_dir",
     "find_chrome",
+    "group_pss_bytes",
     "group_rss_bytes",
+    "group_usage",
     "instance_is_alive",
     "is_valid_instance_id",
     "kill_ladder",
@@ -80,6 +84,7 @@ __all__ = [
     "owner_uid",
     "parse_active_port_file",
     "parse_listening_line",
+    "pss_bytes",
     "read_records",
     "read_stat",
     "remove_record",

@@ -13,6 +13,7 @@ from ._console import CONSOLE_CONTEXTS, ConsoleEntry, exception_text
 from ._context_session import ContextSession, run_context_session
 from ._dirs import SessionDirs
 from ._downloads import Download, download_params, place_download
+from ._freeze import freeze_pages, probe_browser, thaw_pages
 from ._input import (
     NAMED_KEYS,
     KeyPress,
@@ -65,6 +66,7 @@ __all__ = [
     "capture_snapshot",
     "download_params",
     "exception_text",
+    "freeze_pages",
     "insert_text",
     "key_events",
     "modifier_bits",
@@ -73,12 +75,14 @@ __all__ = [
     "parse_key",
     "place_download",
     "press_key",
+    "probe_browser",
     "resolve_actionable",
     "resolve_ref",
     "run_browser_session",
     "run_context_session",
     "run_shared_browser",
     "select_all",
+    "thaw_pages",
     "type_char",
     "watch_action",
 ]

@@ -23,7 +23,7 @@ from chrome_launcher import (
 )
 from chrome_launcher import launch_chrome as _launch_chrome
 
-from .._errors import BrowserLaunchError, CdpError
+from .._errors import BrowserLaunchError, CdpError, CloseReason
 from .._settings import Settings
 from .._tasks import sole_exception
 from ..cdp import CdpConnection, open_cdp_connection
@@ -107,8 +107,10 @@ async def run_browser_session(
                     session = BrowserSession(conversation_id, chrome, conn, page)
                     task_status.started(session)
                     await session.wait_for_end()
-                    polite = None if chrome.exited or conn.closed else polite_close(conn)
-                    session.report = await chrome.aclose(polite=polite)
+                    # One that stopped answering gets no Browser.close and no SIGTERM grace.
+                    hurry = session.close_reason is CloseReason.UNRESPONSIVE
+                    polite = None if chrome.exited or conn.closed or hurry else polite_close(conn)
+                    session.report = await chrome.aclose(polite=polite, hurry=hurry)
             finally:
                 report = await chrome.aclose()
                 if session is not None:

@@ -36,6 +36,7 @@ from ._clock import run_clock
 from ._conversation import ConversationState, take_turn
 from ._lifecycle import Lifecycle
 from ._reports import POOLED, CleanupReport, SessionInfo
+from ._watchdog import Watchdog
 
 log = logging.getLogger("browser_tool.manager")
 
@@ -63,6 +64,7 @@ class BrowserSessionManager:
         self._lifecycle = Lifecycle(
             settings, self.instance_id, nursery, self.metrics, source_factory
         )
+        self.watchdog = Watchdog(self._lifecycle)  # its task: `run_watchdog`
 
     async def call_tool(self, conversation_id: str, name: str, tool_input: object) -> ToolOutput:
         """Run tool `name` for `conversation_id`.
@@ -216,6 +218,11 @@ class BrowserSessionManager:
         """Kill idle and over-age browsers at their exact deadlines; forget old conversations."""
         await run_clock(self._lifecycle)
 
+    async def run_watchdog(self) -> None:
+        """Probe browsers after timed-out calls, pause pages that burn CPU between calls, close
+        browsers over the memory limit (see `_watchdog`)."""
+        await self.watchdog.run()
+
     async def aclose(self) -> None:
         """Stop taking calls, let in-flight calls finish within `call_grace`, then close every
         session in parallel within `shutdown_timeout` and delete their files. Never raises."""
@@ -264,6 +271,7 @@ async def open_session_manager(
                 manager.startup_reap = startup_reap
                 _count_startup_reap(manager.metrics, startup_reap)
                 nursery.start_soon(manager.run_clock)
+                nursery.start_soon(manager.run_watchdog)
                 try:
                     yield manager
                 finally:
