@@ -63,6 +63,10 @@ def snapshot() -> int:
     return subprocess.run([sys.executable, "-m", "bench.snapshot_compare"], check=False).returncode
 
 
+def watchdog() -> int:  # issue 22: the watchdog's own cost at 50 conversations
+    return subprocess.run([sys.executable, "-m", "bench.watchdog_50"], check=False).returncode
+
+
 if __name__ == "__main__":
     chosen = sys.argv[1:] or ["compare", "context_mode", "reap_20", "snapshot"]
     status = 0
@@ -73,5 +77,6 @@ if __name__ == "__main__":
             "context_mode": context_mode,
             "reap_20": reap_20,
             "snapshot": snapshot,
+            "watchdog": watchdog,
         }[name]()
     sys.exit(status)
