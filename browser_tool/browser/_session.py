@@ -29,7 +29,7 @@ from .._tasks import sole_exception
 from ..cdp import CdpConnection, open_cdp_connection
 from ._chrome_life import ChromeLife
 from ._dirs import SessionDirs
-from ._page import Page
+from ._page import Page, PageState
 
 log = logging.getLogger("browser_tool.session")
 
@@ -63,6 +63,11 @@ class BrowserSession(ChromeLife):
 
     def lost_because(self) -> str:
         """Why a crashed browser's state is gone, for the note of its successor's first call."""
+        if self.page.state is PageState.FAILED:  # Chrome lives on; we ended it (issue 22)
+            return (
+                "crashed: its page crashed and no new page could be made in it, so the service "
+                "closed it"
+            )
         return f"crashed (exit status {self.report.exit_status if self.report else None})"
 
 
