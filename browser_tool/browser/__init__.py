@@ -13,7 +13,7 @@ from ._console import CONSOLE_CONTEXTS, ConsoleEntry, exception_text
 from ._context_session import ContextSession, run_context_session
 from ._dirs import SessionDirs
 from ._downloads import Download, download_params, place_download
-from ._freeze import freeze_pages, probe_browser, thaw_pages
+from ._freeze import freeze_pages, pages_cpu_seconds, probe_browser, thaw_pages
 from ._input import (
     NAMED_KEYS,
     KeyPress,
@@ -72,6 +72,7 @@ __all__ = [
     "modifier_bits",
     "mouse_click",
     "mouse_move",
+    "pages_cpu_seconds",
     "parse_key",
     "place_download",
     "press_key",

@@ -24,7 +24,7 @@ import contextlib
 import trio
 
 from .._errors import CdpError
-from ..cdp import CdpConnection
+from ..cdp import CdpConnection, CdpSession
 from ._page import Page
 
 # A step on one page is waited for this long: the command is on the wire at once, and a page
@@ -61,6 +61,28 @@ async def _steps(page: Page, steps: _Steps) -> bool:
             await session.send(method, params)
         return True
     return False
+
+
+async def pages_cpu_seconds(pages: list[Page], enabled: set[CdpSession]) -> float | None:
+    """CPU seconds the renderers of `pages` spent on their main threads so far, by CDP
+    (`Performance.getMetrics` TaskDuration, in thread ticks): the measure for a context in a
+    shared Chrome, whose process group is not its own. `enabled` holds the page sessions that
+    already have the Performance domain on (one `Performance.enable` per page session). None
+    when a page did not answer within the step's bound. Never raises."""
+    total = 0.0
+    with trio.move_on_after(_STEP_TIMEOUT):
+        try:
+            for page in pages:
+                session = page.session
+                if session not in enabled:
+                    await session.send("Performance.enable", {"timeDomain": "threadTicks"})
+                    enabled.add(session)
+                metrics = (await session.send("Performance.getMetrics"))["metrics"]
+                total += sum(m["value"] for m in metrics if m.get("name") == "TaskDuration")
+        except (CdpError, KeyError, TypeError):
+            return None
+        return total
+    return None
 
 
 async def probe_browser(conn: CdpConnection, timeout: float) -> bool:

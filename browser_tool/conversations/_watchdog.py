@@ -21,9 +21,11 @@ Only a conversation between calls is acted on (`between_calls`): READY, no call,
 A conversation handed over to a person must not be paused: its hold takes the turn or leaves
 READY, and `between_calls` is where a hold that does neither plugs in.
 
-In shared-browser mode (`isolation=context`) a process group holds many conversations, so the
-CPU and memory guards leave those browsers alone (docs/decisions.md, issue 22); the probe works
-the same, on the context's own connection.
+In shared-browser mode (`isolation=context`) a process group holds many conversations, so a
+context's CPU is read by CDP instead, page by page (`Performance.getMetrics` TaskDuration: its
+renderers' main-thread time), one round trip per page per pass, only between calls; the memory
+guard leaves contexts alone (docs/decisions.md, issue 22). The probe works the same, on the
+context's own connection.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from chrome_launcher import GroupUsage, group_pss_bytes, group_usage, read_stat
 
 from .._duration import format_duration
 from .._errors import CloseReason
-from ..browser import BrowserSession, freeze_pages, probe_browser, thaw_pages
+from ..browser import BrowserSession, freeze_pages, pages_cpu_seconds, probe_browser, thaw_pages
+from ..cdp import CdpSession
 from ..sources import Browser
 from ..tools import ToolOutput
 from ._conversation import ActiveCall, Conversation, ConversationState
@@ -83,6 +86,7 @@ class _Track:
     browser: Browser
     last_active: float
     samples: collections.deque[tuple[float, float]] = field(default_factory=collections.deque)
+    perf_on: set[CdpSession] = field(default_factory=set)  # pages read by CDP (contexts)
 
 
 @dataclass(frozen=True)
@@ -138,20 +142,24 @@ class Watchdog:
         watched = {
             conv.conversation_id: (conv, browser)
             for conv in (self._lifecycle.conversations.values() if on else ())
-            if isinstance(browser := conv.browser, BrowserSession)
-            and browser.alive
-            and not browser.shares_chrome
+            if isinstance(browser := conv.browser, BrowserSession) and browser.alive
         }
-        pgids = {browser.pid for _, browser in watched.values()}
+        pgids = {browser.pid for _, browser in watched.values() if not browser.shares_chrome}
         usage = await trio.to_thread.run_sync(group_usage, pgids) if pgids else {}
+        by_pages: dict[str, float] = {}  # contexts in a shared Chrome: CPU by their pages
+        if self._settings.idle_cpu_limit > 0:
+            async with trio.open_nursery() as reads:
+                for cid, (conv, browser) in watched.items():
+                    if browser.shares_chrome and between_calls(conv, browser):
+                        reads.start_soon(self._read_pages, cid, browser, by_pages)
         now = time.monotonic()
         for gone in self._tracks.keys() - watched.keys():
             del self._tracks[gone]
         async with trio.open_nursery() as nursery:
             for cid, (conv, browser) in watched.items():
-                group = usage.get(browser.pid)
-                if group is not None:
-                    self._look_at(nursery, cid, conv, browser, group, now)
+                group = None if browser.shares_chrome else usage.get(browser.pid)
+                cpu = group.cpu_seconds if group is not None else by_pages.get(cid)
+                self._look_at(nursery, cid, conv, browser, cpu, group, now)
         self._last_sample_s = time.monotonic() - started
         self._samples += 1
         self._sampled.set()
@@ -163,18 +171,19 @@ class Watchdog:
         cid: str,
         conv: Conversation,
         browser: BrowserSession,
-        group: GroupUsage,
+        cpu: float | None,
+        group: GroupUsage | None,
         now: float,
     ) -> None:
         track = self._tracks.get(cid)
         if track is None or track.browser is not browser or track.last_active != conv.last_active:
             track = self._tracks[cid] = _Track(browser, conv.last_active)
-        if not between_calls(conv, browser):
+        if cpu is None or not between_calls(conv, browser):
             track.samples.clear()  # only time between calls counts
             return
-        track.samples.append((now, group.cpu_seconds))
+        track.samples.append((now, cpu))
         limit_mib = self._settings.max_browser_memory
-        if limit_mib and group.rss_bytes > limit_mib * MIB:
+        if limit_mib and group is not None and group.rss_bytes > limit_mib * MIB:
             nursery.start_soon(self._check_memory, conv, browser, group)
             return
         limit = self._settings.idle_cpu_limit
@@ -186,6 +195,13 @@ class Watchdog:
                 f"conversation was idle (limit {limit:.0%}, BROWSER_TOOL_IDLE_CPU_LIMIT)"
             )
             nursery.start_soon(self._pause, conv, browser, why)
+
+    async def _read_pages(self, cid: str, browser: BrowserSession, into: dict[str, float]) -> None:
+        track = self._tracks.get(cid)
+        enabled = track.perf_on if track is not None and track.browser is browser else set()
+        cpu = await pages_cpu_seconds(browser.pages(), enabled)
+        if cpu is not None:
+            into[cid] = cpu
 
     async def _pause(self, conv: Conversation, browser: Browser, why: str) -> None:
         if not isinstance(browser, BrowserSession) or not between_calls(conv, browser):

@@ -124,3 +124,26 @@ async def test_a_browser_over_the_memory_limit_is_closed_between_calls(
         assert out.output.startswith("<javascript_result>undefined</javascript_result>")  # new page
         assert "MiB of memory between calls, over the limit of 400 MiB" in out.output
         assert manager.metrics.counter("browser_tool_kills_total", reason="memory") == 1
+
+
+async def test_in_shared_browser_mode_only_the_busy_context_is_paused(
+    state_dir: Path, headless_shell: str, site: FixtureServer
+) -> None:
+    settings = make_settings(state_dir, isolation="context", idle_cpu_limit=0.2, **FAST)
+    async with open_session_manager(settings) as manager:
+        busy = await manager.call_tool(
+            "busy", "browser_navigate", {"url": site.url_for("/busy.html")}
+        )
+        assert not busy.is_error, busy.output
+        await ok(manager, "browser_navigate", url=site.url_for("/index.html"))  # conv-1: quiet
+        with trio.fail_after(20):
+            while manager.metrics.counter("browser_tool_pages_paused_total") < 1:
+                await passes(manager, 1)
+        await passes(manager, 15)  # more than a window for the quiet one, paused or not
+        assert manager.metrics.counter("browser_tool_pages_paused_total") == 1
+        quiet = await call(manager, "browser_eval", expression="document.visibilityState")
+        assert quiet.output == '<javascript_result>"visible"</javascript_result>'  # no note
+        drawn = "new Promise(r => requestAnimationFrame(() => r(window.frames_drawn)))"
+        out = await manager.call_tool("busy", "browser_eval", {"expression": drawn})
+        assert not out.is_error, out.output
+        assert "the page was paused between calls because it used" in out.output
