@@ -150,7 +150,11 @@ class Watchdog:
         if self._settings.idle_cpu_limit > 0:
             async with trio.open_nursery() as reads:
                 for cid, (conv, browser) in watched.items():
-                    if browser.shares_chrome and between_calls(conv, browser):
+                    if (
+                        browser.shares_chrome
+                        and conv.paused is None
+                        and between_calls(conv, browser)
+                    ):
                         reads.start_soon(self._read_pages, cid, browser, by_pages)
         now = time.monotonic()
         for gone in self._tracks.keys() - watched.keys():
@@ -184,8 +188,9 @@ class Watchdog:
         track.samples.append((now, cpu))
         limit_mib = self._settings.max_browser_memory
         if limit_mib and group is not None and group.rss_bytes > limit_mib * MIB:
+            # RSS counts shared pages once per process (an idle headless shell: ~450 MB RSS,
+            # ~180 MB PSS), so only PSS decides; the CPU guard still looks below.
             nursery.start_soon(self._check_memory, conv, browser, group)
-            return
         limit = self._settings.idle_cpu_limit
         window = self._settings.idle_cpu_window
         used = cpu_over_window(track.samples, now, window)
