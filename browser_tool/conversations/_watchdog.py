@@ -264,7 +264,9 @@ async def _probe(lifecycle: Lifecycle, conv: Conversation, browser: Browser) -> 
     if not isinstance(browser, BrowserSession) or not browser.alive:
         return
     timeout = lifecycle.settings.unresponsive_probe
-    if await probe_browser(browser.conn, timeout):
+    answered = await probe_browser(browser.conn, timeout)
+    lifecycle.metrics.inc("browser_tool_probes_total", outcome="answered" if answered else "silent")
+    if answered:
         return
     if conv.browser is not browser or not browser.alive:
         return  # closed or replaced meanwhile

@@ -71,6 +71,25 @@ async def test_a_stopped_browser_is_replaced_after_the_call_that_found_it(
         assert "previous browser of this conversation stopped answering" in out.output
         assert "state T" in out.output
         assert manager.metrics.counter("browser_tool_kills_total", reason="unresponsive") == 1
+        assert manager.metrics.counter("browser_tool_probes_total", outcome="silent") == 1
+
+
+async def test_a_runaway_script_is_not_a_frozen_browser(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    await ok(manager, "browser_navigate", url=site.url_for("/index.html"))
+    pid = manager.list_sessions()[0].pid
+    out = await call(manager, "browser_eval", expression="while (true) {}", timeout="1s")
+    assert out.output == (
+        "Timeout after 1s evaluating the expression; "
+        "Chrome confirmed that the script was terminated."
+    )
+    with trio.fail_after(10):  # the probe runs after the call, in the background: its count
+        while manager.metrics.counter("browser_tool_probes_total", outcome="answered") < 1:  # noqa: ASYNC110
+            await trio.sleep(0.01)
+    assert await js(manager, "6 * 7") == 42  # the same page: no note, no new browser
+    assert manager.list_sessions()[0].pid == pid
+    assert manager.metrics.counter("browser_tool_kills_total", reason="unresponsive") == 0
 
 
 async def test_a_busy_page_is_paused_between_calls_and_resumed_by_the_next(
