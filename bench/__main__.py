@@ -3,8 +3,9 @@ floor (see `_compare`), written to bench/results/latest.{json,md,png}; then shar
 beside process mode (`context_mode`, its table added to latest.md); then the reaper's own
 benchmark (20 real orphans); then each door's own cost with lean clients (`door_costs`) and
 our stdio MCP server beside Playwright MCP and Chrome DevTools MCP (`mcp_peers`); last, the
-snapshot table beside Playwright MCP (`snapshot_compare`); each appended to latest.md and
-latest.json. `python -m bench compare|context_mode|reap_20|doors|mcp_peers|snapshot` runs one.
+snapshot table beside Playwright MCP (`snapshot_compare`); then the watchdog's own cost at 50
+conversations (`watchdog_50`); each appended to latest.md (and latest.json).
+`python -m bench compare|context_mode|reap_20|doors|mcp_peers|snapshot|watchdog` runs one.
 Timing targets live here, never in tests."""
 
 from __future__ import annotations
@@ -72,6 +73,22 @@ def snapshot() -> int:
     return subprocess.run([sys.executable, "-m", "bench.snapshot_compare"], check=False).returncode
 
 
+def watchdog() -> int:
+    """Issue 22: the watchdog's own cost at 50 conversations; its table goes into latest.md."""
+    command = [sys.executable, "-m", "bench.watchdog_50"]
+    done = subprocess.run(command, check=False, capture_output=True, text=True)
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    kept = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    if kept and (RESULTS / "latest.md").exists():
+        with (RESULTS / "latest.md").open("a") as out:
+            out.write(
+                "\n## The watchdog's own cost (issue 22)\n\n`python -m bench.watchdog_50`: "
+                "one sampler pass over 50 process groups of 7.\n\n" + "\n".join(kept) + "\n"
+            )
+    return done.returncode
+
+
 if __name__ == "__main__":
     chosen = sys.argv[1:] or [
         "compare",
@@ -80,6 +97,7 @@ if __name__ == "__main__":
         "doors",
         "mcp_peers",
         "snapshot",
+        "watchdog",
     ]
     status = 0
     for name in chosen:
@@ -91,5 +109,6 @@ if __name__ == "__main__":
             "doors": doors,
             "mcp_peers": mcp_peers,
             "snapshot": snapshot,
+            "watchdog": watchdog,
         }[name]()
     sys.exit(status)

@@ -48,6 +48,9 @@ class CloseReason(enum.StrEnum):
     SHUTDOWN = "shutdown"  # the manager (or the shared Chrome under a context) is closing
     LINGER = "linger"  # a shared Chrome stayed empty for `shared_browser_linger`
     REAPER = "reaper"  # an orphan of an earlier run, killed at start-up
+    # issue 22, the watchdog between calls:
+    UNRESPONSIVE = "unresponsive"  # the browser did not answer a probe after a call timed out
+    MEMORY = "memory"  # its processes used more than `max_browser_memory` between calls
 
 
 class BrowserToolError(Exception):

@@ -38,6 +38,8 @@ _HELP = {
     "browser_tool_tool_call_seconds": "Tool call latency, by tool",
     "browser_tool_shared_browser_launches_total": "Shared Chrome launches, by outcome",
     "browser_tool_shared_browser_ends_total": "Shared Chromes ended, by reason",
+    "browser_tool_pages_paused_total": "Pages paused between calls for their CPU use (issue 22)",
+    "browser_tool_probes_total": "Browsers probed after a timed-out call, by outcome (issue 22)",
 }
 
 

@@ -78,6 +78,18 @@ class Settings:
     # issue 20: tabs. MAX_TABS: tabs a conversation's browser keeps open; a page opening more
     # gets them closed as they open (counted in the next result). Replaces MAX_POPUPS.
     max_tabs: int = 10
+    # ---- issue 22: the watchdog between calls (conversations/_watchdog.py) ----
+    # UNRESPONSIVE_PROBE: after a call timed out, the browser must answer a probe within this
+    # or it is killed and the next call starts a fresh one
+    unresponsive_probe: float = 1.0
+    # IDLE_CPU_LIMIT: CPU (in cores: 0.5 is half of one) a browser may use between calls,
+    # averaged over IDLE_CPU_WINDOW, before its pages are paused; 0: never pause
+    idle_cpu_limit: float = 0.5
+    idle_cpu_window: float = 60.0  # IDLE_CPU_WINDOW
+    # MAX_BROWSER_MEMORY: MiB of memory (PSS of its processes) a browser may hold between calls
+    # before it is closed (the next call starts a fresh one); 0: no limit
+    max_browser_memory: int = 0
+    watchdog_interval: float = 5.0  # WATCHDOG_INTERVAL: how often browsers are sampled
 
     def __post_init__(self) -> None:
         for name in ("dialog_alert", "dialog_beforeunload", "dialog_confirm", "dialog_prompt"):
@@ -108,6 +120,12 @@ class Settings:
             raise InvalidInputError(
                 env_name("public_url"), "must start with http:// or https://", self.public_url
             )
+        for name in ("idle_cpu_limit", "max_browser_memory"):
+            if not getattr(self, name) >= 0:
+                raise InvalidInputError(env_name(name), "must be 0 (off) or more")
+        for name in ("unresponsive_probe", "idle_cpu_window", "watchdog_interval"):
+            if not getattr(self, name) > 0:
+                raise InvalidInputError(env_name(name), "must be a duration greater than 0")
         if not self.shared_browser_linger >= 0:
             raise InvalidInputError(
                 env_name("shared_browser_linger"), "must be a duration of 0 or more"

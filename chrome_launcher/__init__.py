@@ -38,6 +38,7 @@ from ._procfs import (
 )
 from ._registry import PidRecord, RecordEntry, read_records, remove_record, write_record
 from ._state import StateLayout, default_state_dir, make_private_dir, remove_tree
+from ._usage import GroupUsage, group_pss_bytes, group_usage, pss_bytes
 
 __all__ = [
     "CHROMIUM",
@@ -48,6 +49,7 @@ __all__ = [
     "ChromeNotFoundError",
     "ChromeProcess",
     "ChromeState",
+    "GroupUsage",
     "InstanceLock",
     "InstanceLockError",
     "KillReport",
@@ -69,7 +71,9 @@ __all__ = [
     "cmdline",
     "default_state_dir",
     "find_chrome",
+    "group_pss_bytes",
     "group_rss_bytes",
+    "group_usage",
     "instance_is_alive",
     "is_valid_instance_id",
     "kill_ladder",
@@ -83,6 +87,7 @@ __all__ = [
     "parse_listening_line",
     "prepare_persistent_profile",
     "processes_on_profile",
+    "pss_bytes",
     "read_records",
     "read_stat",
     "remove_record",

@@ -167,6 +167,8 @@ async def kill_ladder(
             steps.append("sigterm")
             sigterm_sent = True
             _signal_group(target.pgid, signal.SIGTERM, errors)
+            # A stopped process (SIGSTOP, a debugger) acts on SIGTERM only once continued.
+            _signal_group(target.pgid, signal.SIGCONT, errors)
             await _wait_leader_exit(target, timing.term_grace)
         sigkill_needed = bool(_stragglers(target))
         steps.append("sigkill")

@@ -14,7 +14,7 @@ import enum
 import os
 import select
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import trio
@@ -167,18 +167,23 @@ class ChromeProcess:
             record_path=self.record_path,
         )
 
-    async def aclose(self, *, polite: Callable[[], Awaitable[object]] | None = None) -> KillReport:
+    async def aclose(
+        self, *, polite: Callable[[], Awaitable[object]] | None = None, hurry: bool = False
+    ) -> KillReport:
         """Run the kill ladder once and return its report; later calls return the same report.
 
         Never raises. Shielded from cancellation (every step has its own deadline).
-        `polite` is an optional coroutine function sending Browser.close over CDP.
+        `polite` is an optional coroutine function sending Browser.close over CDP. `hurry`
+        skips the SIGTERM grace: for a Chrome that stopped answering, which would not act on
+        SIGTERM either (its handler runs on the thread that no longer answers).
         """
         with trio.CancelScope(shield=True):
             async with self._close_lock:
                 if self._report is None:
                     self.state = ChromeState.CLOSING
+                    timing = replace(self._timing, term_grace=0.0) if hurry else self._timing
                     self._report = await kill_ladder(
-                        self._kill_target(), timing=self._timing, polite=polite
+                        self._kill_target(), timing=timing, polite=polite
                     )
                     self._exited.set()
                     self._release_fds()

@@ -13,6 +13,7 @@ from ._console import CONSOLE_CONTEXTS, ConsoleEntry, exception_text
 from ._context_session import ContextSession, run_context_session
 from ._dirs import SessionDirs
 from ._downloads import Download, download_params, place_download
+from ._freeze import freeze_pages, pages_cpu_seconds, probe_browser, thaw_pages
 from ._input import (
     NAMED_KEYS,
     KeyPress,
@@ -74,6 +75,7 @@ __all__ = [
     "capture_snapshot",
     "download_params",
     "exception_text",
+    "freeze_pages",
     "insert_text",
     "key_events",
     "live_input_commands",
@@ -81,10 +83,12 @@ __all__ = [
     "mouse_click",
     "mouse_move",
     "normal_origin",
+    "pages_cpu_seconds",
     "parse_key",
     "parse_storage_state",
     "place_download",
     "press_key",
+    "probe_browser",
     "read_storage_state",
     "resolve_actionable",
     "resolve_ref",
@@ -92,6 +96,7 @@ __all__ = [
     "run_context_session",
     "run_shared_browser",
     "select_all",
+    "thaw_pages",
     "type_char",
     "watch_action",
     "write_storage_state",

@@ -175,12 +175,15 @@ class Page:
         self.notes.drop("crash")
         return ToolError(PAGE_CRASHED_DURING_CALL)
 
-    async def send_best_effort(self, method: str) -> None:
+    async def send_best_effort(self, method: str) -> bool:
         """Send `method` to the page for a clean-up step: shielded (it runs when the call was
-        cancelled too), at most `_CLEANUP_GRACE` seconds, and a CDP error is not the caller's."""
+        cancelled too), at most `_CLEANUP_GRACE` seconds, and a CDP error is not the caller's.
+        True when Chrome acknowledged it (a caller may say only what was checked)."""
         shield = trio.CancelScope(shield=True)
         with shield, trio.move_on_after(_CLEANUP_GRACE), contextlib.suppress(CdpError):
             await self.session.send(method)
+            return True
+        return False
 
     def take_notes(self) -> list[str]:
         return self.notes.take()

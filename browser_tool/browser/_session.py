@@ -23,13 +23,13 @@ from chrome_launcher import (
 )
 from chrome_launcher import launch_chrome as _launch_chrome
 
-from .._errors import BrowserLaunchError, CdpError
+from .._errors import BrowserLaunchError, CdpError, CloseReason
 from .._settings import Settings
 from .._tasks import sole_exception
 from ..cdp import CdpConnection, open_cdp_connection
 from ._chrome_life import ChromeLife
 from ._dirs import SessionDirs
-from ._page import Page
+from ._page import Page, PageState
 from ._tabs import Tabs
 
 log = logging.getLogger("browser_tool.session")
@@ -72,6 +72,11 @@ class BrowserSession(ChromeLife):
 
     def lost_because(self) -> str:
         """Why a crashed browser's state is gone, for the note of its successor's first call."""
+        if self.page.state is PageState.FAILED:  # Chrome lives on; we ended it (issue 22)
+            return (
+                "crashed: its page crashed and no new page could be made in it, so the service "
+                "closed it"
+            )
         return f"crashed (exit status {self.report.exit_status if self.report else None})"
 
 
@@ -118,8 +123,10 @@ async def run_browser_session(
                     task_status.started(session)
                     await session.wait_for_end()
                     tabs.closing()
-                    polite = None if chrome.exited or conn.closed else polite_close(conn)
-                    session.report = await chrome.aclose(polite=polite)
+                    # One that stopped answering gets no Browser.close and no SIGTERM grace.
+                    hurry = session.close_reason is CloseReason.UNRESPONSIVE
+                    polite = None if chrome.exited or conn.closed or hurry else polite_close(conn)
+                    session.report = await chrome.aclose(polite=polite, hurry=hurry)
             finally:
                 report = await chrome.aclose()
                 if session is not None:

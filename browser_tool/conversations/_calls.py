@@ -17,6 +17,7 @@ from ..tools import Tool, ToolContext, ToolOutput, run_tool
 from ._conversation import Conversation
 from ._handoffs import wait_handed_back
 from ._lifecycle import Lifecycle
+from ._watchdog import after_call, resume_paused
 
 CallBody = Callable[["CallAccess"], Awaitable[ToolOutput]]
 
@@ -56,17 +57,22 @@ async def run_call(
         await conv.wait_until_settled()  # the hand-over may have ended with a close (reset)
     if conv.deleted:
         return ToolOutput.error("The conversation was deleted; the call was not run.")
+    resumed = None
     with trio.CancelScope() as scope:
         call = lifecycle.begin_call(conv, scope)
         try:
+            if conv.paused is not None:  # the watchdog paused its pages between calls
+                resumed = await resume_paused(conv)
             output = await body(CallAccess(lifecycle, conv))
         finally:
             lifecycle.end_call(conv)
     if scope.cancelled_caught:
         output = ToolOutput.error(_stopped_message(call.stopped_because))
+    after_call(lifecycle, conv, call, output)  # a timeout: is the browser still there?
     notes = [note] if (note := lifecycle.take_note(call, conv)) else []
     if handed_back is not None:
         notes.insert(0, handed_back)
+    notes += [resumed] if resumed else []
     if (browser := conv.browser or call.browser) is not None:
         notes += browser.take_notes()  # what the page did: dialogs, popups, a crash
     if output.is_error:

@@ -100,6 +100,9 @@ class Conversation:
     # Origins whose localStorage was loaded into its browsers (issue 21): read back with the
     # origins its tabs visited.
     storage_origins: frozenset[str] = frozenset()
+    # Why the watchdog paused its browser's pages between calls (issue 22); the next call
+    # resumes them and says so.
+    paused: str | None = None
     turn: trio.Lock = field(default_factory=trio.Lock)
     # Issue 21: a person holds the browser (or did, until the next call says so): see _handoff.
     handoff: Handoff | None = None
@@ -142,6 +145,7 @@ class Conversation:
         """A browser found dead (its crash already noted, or not yet) is forgotten."""
         if self.browser is browser:
             self.browser = None
+            self.paused = None
 
     def launching(self) -> None:
         """IN_CALL -> LAUNCHING: the call asks for a browser."""
@@ -168,6 +172,7 @@ class Conversation:
         if self.browser is not browser:
             return False
         self.browser = None
+        self.paused = None
         self.lost_because = browser.lost_because()
         self._end_handoff("the browser crashed", "browser_gone")
         if self.state is _S.READY:
@@ -199,6 +204,7 @@ class Conversation:
         """The browser handed back for closing is gone."""
         if browser is not None and self.browser is browser:
             self.browser = None
+            self.paused = None
 
     def closed(self, now: float, lost_because: str | None) -> None:
         """CLOSING -> NO_BROWSER; `lost_because` is said by the next launching call."""
@@ -244,6 +250,19 @@ class Conversation:
             self.lost_because = (
                 "was on another instance of this service, which stopped or could not be reached"
             )
+
+    def pause(self, browser: Browser, why: str) -> bool:
+        """The watchdog is about to pause `browser`'s pages (it holds the turn): only READY with
+        that browser, not paused already. False: nothing changed, leave the pages alone."""
+        if self.state is not _S.READY or self.browser is not browser or self.paused is not None:
+            return False
+        self.paused = why
+        return True
+
+    def take_paused(self) -> str | None:
+        """Why its pages were paused, once: the call that resumes them says it."""
+        why, self.paused = self.paused, None
+        return why
 
     def reset_done(self) -> None:
         """A reset was asked for: the next call needs no note about the lost browser."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
@@ -56,6 +57,7 @@ class Lifecycle:
         self._changed = trio.Event()
         self._clock_wakes_at = math.inf
         self.handoffs = Handoffs(self.conversations, nursery, metrics, self.poke)  # issue 21
+        self._launched = trio.Event()  # set (and replaced) when a conversation gets a browser
 
     # ---- who waits on what ----------------------------------------------------------------
 
@@ -63,6 +65,10 @@ class Lifecycle:
         """Deadlines moved, or a call ended: wake the clock and the shutdown."""
         self._changed.set()
         self._changed = trio.Event()
+
+    async def wait_for_launch(self) -> None:
+        """Sleep until a conversation gets a browser (the watchdog, with nothing to watch)."""
+        await self._launched.wait()
 
     async def wait_for_change(self, until: float = math.inf) -> None:
         """Sleep until the next `poke` or until trio time `until`, whichever comes first. The
@@ -156,6 +162,8 @@ class Lifecycle:
             raise SessionClosedError(conv.conversation_id, reason)
         if (loaded := await apply_pending(dirs, browser)) is not None:  # issue 21
             conv.note_storage_origins([o["origin"] for o in loaded["origins"]])
+        self._launched.set()
+        self._launched = trio.Event()
         return browser
 
     def dirs(self, conv: Conversation) -> SessionDirs:
@@ -182,12 +190,15 @@ class Lifecycle:
             return
         self._nursery.start_soon(self.close_browser, conv, CloseReason(decision.value))
 
-    async def close_browser(self, conv: Conversation, reason: CloseReason) -> CleanupReport:
+    async def close_browser(
+        self, conv: Conversation, reason: CloseReason, why: str | None = None
+    ) -> CleanupReport:
         """Hand the conversation's browser back (killing it); the conversation lives on. A call
-        in flight is stopped first. Never raises."""
+        in flight is stopped first. `why` (the watchdog's) is what the next launching call's
+        note says. Never raises."""
         conv.closing(reason)
         kill = await self._release(conv, reason)
-        lost = None
+        lost = why
         if reason in (CloseReason.IDLE, CloseReason.LIFETIME):
             lost = _lost_because(reason, conv.idle_timeout, self.settings)
         conv.closed(trio.current_time(), lost)
@@ -219,6 +230,10 @@ class Lifecycle:
             duration_s=trio.current_time() - started,
             errors=tuple(errors),
         )
+
+    def start_soon(self, fn: Callable[..., Awaitable[object]], *args: object) -> None:
+        """Run `fn(*args)` in the manager's nursery (the watchdog's steps after a call)."""
+        self._nursery.start_soon(fn, *args)
 
     def standby(self) -> list[Browser]:
         """Browsers the source keeps for no conversation yet (a pool's)."""

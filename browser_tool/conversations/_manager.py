@@ -41,6 +41,7 @@ from ._lifecycle import Lifecycle
 from ._persistence import bind_profile, load_state, read_state
 from ._profiles import ProfileInfo
 from ._reports import POOLED, CleanupReport, SessionInfo
+from ._watchdog import Watchdog
 
 log = logging.getLogger("browser_tool.manager")
 
@@ -69,6 +70,7 @@ class BrowserSessionManager:
             settings, self.instance_id, nursery, self.metrics, source_factory
         )
         self.handoffs = self._lifecycle.handoffs  # issue 21: the live view's side of hand-overs
+        self.watchdog = Watchdog(self._lifecycle)  # its task: `run_watchdog`
 
     async def call_tool(self, conversation_id: str, name: str, tool_input: object) -> ToolOutput:
         """Run tool `name` for `conversation_id`.
@@ -273,6 +275,11 @@ class BrowserSessionManager:
         """Kill idle and over-age browsers at their exact deadlines; forget old conversations."""
         await run_clock(self._lifecycle)
 
+    async def run_watchdog(self) -> None:
+        """Probe browsers after timed-out calls, pause pages that burn CPU between calls, close
+        browsers over the memory limit (see `_watchdog`)."""
+        await self.watchdog.run()
+
     async def aclose(self) -> None:
         """Stop taking calls, let in-flight calls finish within `call_grace`, then close every
         session in parallel within `shutdown_timeout` and delete their files. Never raises."""
@@ -323,6 +330,7 @@ async def open_session_manager(
                 manager.startup_reap = startup_reap
                 _count_startup_reap(manager.metrics, startup_reap)
                 nursery.start_soon(manager.run_clock)
+                nursery.start_soon(manager.run_watchdog)
                 try:
                     yield manager
                 finally:

@@ -61,7 +61,7 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             crashed = True
     if deadline.cancelled_caught or _was_terminated(result):
         # Stop whatever still runs so the page stays usable for the next call.
-        await page.send_best_effort("Runtime.terminateExecution")
+        terminated = await page.send_best_effort("Runtime.terminateExecution")
         if deadline.cancelled_caught and page.navigating_to is not None:
             raise ctx.timeout_error(
                 f": the expression did not run because "
@@ -69,8 +69,15 @@ async def evaluate(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
                 "Chrome runs no script on a page until its navigation commits. Wait and retry, "
                 "or call browser_navigate (it replaces the pending navigation)."
             )
+        # Say only what was checked: Chrome acknowledged the termination, or did not (then the
+        # browser may have stopped answering; the watchdog probes it after this call).
+        if terminated:
+            raise ctx.timeout_error(
+                "evaluating the expression; Chrome confirmed that the script was terminated."
+            )
         raise ctx.timeout_error(
-            "evaluating the expression; its execution was terminated and the page is still usable."
+            "evaluating the expression; Chrome did not confirm terminating the script either: "
+            "the browser may have stopped answering (it is checked now, and replaced if so)."
         )
     if crashed:
         raise page.crash_error(cdp)

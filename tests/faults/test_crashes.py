@@ -114,7 +114,9 @@ async def test_sigstop_fails_the_call_at_its_deadline_and_kill_still_ends_the_gr
             report = await fault_manager.kill_session(C)
         print(f"\nSIGSTOP: call failed after {waited:.2f} s; kill took {report.duration_s:.2f} s")
         assert report.browser_killed
-        assert report.sigkill_needed  # a frozen Chrome answers neither Browser.close nor TERM
+        # A stopped Chrome answers no Browser.close; the ladder continues it after SIGTERM
+        # (issue 22), so it may exit on TERM, or (killed as unresponsive by the probe that
+        # follows a timed-out call) be SIGKILLed at once: either way the group is gone.
         assert await wait_group_gone(pid, within=5.0)
     finally:
         if not await wait_group_gone(pid, within=0.1):

@@ -1,8 +1,11 @@
 """The soak: many conversation lifecycles through a real service, mixing normal use, delete,
 idle reaping (a 1 s idle timeout), a renderer crash, memory exhaustion, and SIGKILL and
-SIGSTOP of the Chrome group, a few at a time. Afterwards: no process of ours and no zombie,
-the service's open fds and threads back to their baseline, the state dir empty once the
-service stopped (the state_dir fixture), and nothing left in the service's temp dir.
+SIGSTOP of the Chrome group, a few at a time; and the watchdog's cases (issue 22): a Chrome
+stopped between calls (replaced after the call that found it), a page burning CPU (paused, and
+said so), a page growing its memory (its browser closed over the limit). Afterwards: no
+process of ours and no zombie, the service's open fds and threads back to their baseline, the
+state dir empty once the service stopped (the state_dir fixture), and nothing left in the
+service's temp dir. Every answer is an HTTP 200 (`call`) and every case ends within its bound.
 
 CI runs a small count; `make soak` runs 200 (BROWSER_TOOL_SOAK_LIFECYCLES).
 """
@@ -27,9 +30,32 @@ from tests.support.service import running_service
 
 pytestmark = pytest.mark.chrome
 
-LIFECYCLES = int(os.environ.get("BROWSER_TOOL_SOAK_LIFECYCLES", "14"))
+LIFECYCLES = int(os.environ.get("BROWSER_TOOL_SOAK_LIFECYCLES", "20"))
 AT_ONCE = 3
-KINDS = ("normal", "delete_mid_call", "idle", "renderer_crash", "out_of_memory", "kill", "stop")
+KINDS = (
+    "normal",
+    "delete_mid_call",
+    "idle",
+    "renderer_crash",
+    "out_of_memory",
+    "kill",
+    "stop",
+    # issue 22, the watchdog between calls:
+    "stopped_between_calls",
+    "cpu_burner",
+    "memory_grower",
+)
+# A page that draws without end (about 12 ms of work a frame), and one that keeps 8 MiB more
+# every 50 ms (up to 2 GiB): the watchdog pauses the first and closes the browser of the second.
+BURNS_CPU = html(
+    "<script>function f() { const t = performance.now() + 12; while (performance.now() < t) {}"
+    " requestAnimationFrame(f); } requestAnimationFrame(f);</script>"
+)
+GROWS = html(
+    "<script>const kept = []; setInterval(() => { if (kept.length < 256)"
+    " kept.push(new Uint8Array(8 << 20).fill(1)); }, 50);</script>"
+)
+MAX_BROWSER_MEMORY_MIB = 500
 
 
 class Soak:
@@ -69,6 +95,33 @@ class Soak:
             while await self.state(conversation) != state:  # noqa: ASYNC110
                 await trio.sleep(0.05)
 
+    async def keepalive(self, conversation: str) -> None:
+        """Outlive the soak's 1 s idle timeout: the watchdog's cases idle on purpose."""
+        response = await self.client.post(
+            f"/v1/conversations/{conversation}/keepalive", json={"idle_timeout_s": 120}
+        )
+        assert response.status_code == 200, response.text
+
+    async def paused_total(self) -> float:
+        text = (await self.client.get("/metrics")).text
+        [line] = [
+            ln for ln in text.splitlines() if ln.startswith("browser_tool_pages_paused_total")
+        ]
+        return float(line.split()[-1])
+
+    async def wait_paused_note(self, conversation: str) -> None:
+        """Poll /metrics (HTTP offers no event) until a page was paused, then call: its result
+        says so. Another conversation's pause may come first; then the call (which restarts
+        this one's window) finds no note, and the loop waits for the next pause."""
+        with trio.fail_after(60):
+            while True:
+                before = await self.paused_total()
+                while await self.paused_total() == before:  # noqa: ASYNC110
+                    await trio.sleep(0.05)
+                out = await self.ok(conversation, "browser_eval", expression="1")
+                if "paused between calls" in out:
+                    return
+
     async def delete(self, conversation: str) -> None:
         response = await self.client.delete(f"/v1/conversations/{conversation}")
         assert response.status_code == 200, response.text
@@ -78,6 +131,27 @@ class Soak:
         assert answer["is_error"]
         # Stopped in flight, or (had the delete arrived first) never run: both say so.
         assert "closed (delete)" in answer["output"] or "deleted" in answer["output"], answer
+
+    async def watchdog_case(self, kind: str, c: str, pid: int) -> None:
+        """Issue 22's cases: what a page or a Chrome does between calls."""
+        await self.keepalive(c)
+        if kind == "stopped_between_calls":
+            os.killpg(pid, signal.SIGSTOP)
+            stuck = await self.call(c, "browser_eval", expression="1", timeout="1s")
+            assert stuck["output"].startswith("Timeout after 1s"), stuck
+            await self.wait_state(c, None)  # the probe found it silent: killed, not listed
+            out = await self.ok(c, "browser_eval", expression="1")
+            assert "stopped answering" in out
+            await self.pid(c)
+        elif kind == "cpu_burner":
+            await self.ok(c, "browser_navigate", url=BURNS_CPU)
+            await self.wait_paused_note(c)
+        elif kind == "memory_grower":
+            await self.ok(c, "browser_navigate", url=GROWS)
+            await self.wait_state(c, None)  # closed over the memory limit
+            out = await self.ok(c, "browser_eval", expression="1")
+            assert f"over the limit of {MAX_BROWSER_MEMORY_MIB} MiB" in out
+            await self.pid(c)
 
     async def lifecycle(self, number: int) -> None:
         kind = KINDS[number % len(KINDS)]
@@ -119,6 +193,8 @@ class Soak:
             stuck = await self.call(c, "browser_eval", expression="1", timeout="1s")
             assert stuck["is_error"]
             assert stuck["output"].startswith("Timeout after 1s")
+        else:
+            await self.watchdog_case(kind, c, pid)
         await self.delete(c)
         self.outcomes[kind] += 1
 
@@ -167,6 +243,10 @@ async def test_soak_of_conversation_lifecycles(state_dir: Path) -> None:
         "BROWSER_TOOL_JS_HEAP_MB": str(JS_HEAP_MB),
         "BROWSER_TOOL_ALLOWED_URL_SCHEMES": "chrome",
         "BROWSER_TOOL_KILL_GRACE": "500ms",
+        "BROWSER_TOOL_WATCHDOG_INTERVAL": "100ms",
+        "BROWSER_TOOL_IDLE_CPU_WINDOW": "1s",
+        "BROWSER_TOOL_IDLE_CPU_LIMIT": "0.2",
+        "BROWSER_TOOL_MAX_BROWSER_MEMORY": str(MAX_BROWSER_MEMORY_MIB),
         "TMPDIR": str(own_tmp),
     }
     async with running_service(state_dir, env=env) as service:

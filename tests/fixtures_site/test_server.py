@@ -66,6 +66,7 @@ PAGE_MARKERS: dict[str, list[str]] = {
     ],
     "download.html": ['id="download"', 'href="/download/report.txt"'],
     "tall.html": ["height: 10000px", "height: 1000px", ">0px<", ">5000px<", ">9000px<"],
+    "busy.html": ["requestAnimationFrame(draw)", "window.frames_drawn++", '.get("grow") === "1"'],
     "loop.html": ["window.spin = () => { while (true) {} }", '.get("loop") === "1"', "50"],
     "signin.html": ["max-age=86400; path=/", 'localStorage.setItem("user", user)', "Signed in as "],
     "storage.html": [

@@ -74,7 +74,7 @@ class PageUse(Protocol):
     def new_download_watch(self) -> trio.Event: ...
     async def wait_usable(self) -> None: ...
     def crash_error(self, session: CdpSession | None = None) -> ToolError: ...
-    async def send_best_effort(self, method: str) -> None: ...
+    async def send_best_effort(self, method: str) -> bool: ...
     async def apply_viewport(
         self, width: int, height: int, *, timeout: float | None = 10.0
     ) -> None: ...
@@ -160,9 +160,10 @@ class StandInPage:
     def crash_error(self, session: CdpSession | None = None) -> ToolError:
         return ToolError(PAGE_CRASHED_DURING_CALL)
 
-    async def send_best_effort(self, method: str) -> None:
+    async def send_best_effort(self, method: str) -> bool:
         self.best_effort.append(method)
         await trio.lowlevel.checkpoint()
+        return True
 
     async def apply_viewport(
         self, width: int, height: int, *, timeout: float | None = 10.0
