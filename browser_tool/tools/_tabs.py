@@ -56,7 +56,7 @@ async def tabs_tool(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
                 await page.session.send("Page.bringToFront", timeout=5.0)
             return ToolOutput.ok(f"Tab {args['index']} is now current.\n{await _listing(browser)}")
         if action == "close":
-            return ToolOutput.ok(await _close(browser, args.get("index")))
+            return ToolOutput.ok(await _close(ctx, browser, args.get("index")))
         return ToolOutput.ok(await _listing(browser))
     raise ctx.timeout_error(f"on browser_tabs {action}")
 
@@ -71,13 +71,14 @@ def _tab_at(browser: BrowserSession, index: int) -> Page:
     return pages[index]
 
 
-async def _close(browser: BrowserSession, index: int | None) -> str:
+async def _close(ctx: ToolContext, browser: BrowserSession, index: int | None) -> str:
     tabs = browser.tabs
     page = tabs.current if index is None else _tab_at(browser, index)
     number = tabs.index(page)
     if len(tabs.pages()) == 1:
         await page.wait_usable()
-        await page.session.send("Page.navigate", {"url": "about:blank"}, timeout=10.0)
+        # Until it loads, the listing below would still show the page it leaves.
+        await navigate(ctx, {"url": "about:blank"})
         return (
             f"Tab {number} is the last tab, so it was not closed: it was navigated to "
             f"about:blank instead.\n{await _listing(browser)}"
