@@ -104,6 +104,15 @@ class Handoff:
             and hmac.compare_digest(_digest(secret), self._secret)
         )
 
+    def was_held_by(self, secret: str | None) -> bool:
+        """Whether `secret` is the page secret this hand-over gave out, held or over: that page
+        is told why the hand-over ended rather than refused as a stranger."""
+        return (
+            secret is not None
+            and self._secret is not None
+            and hmac.compare_digest(_digest(secret), self._secret)
+        )
+
     def end(self, why: str, now: float, url: str = "", *, event: str = "ended") -> bool:
         """-> OVER, once; False when it was over already. `why` completes "the hand-over
         ended because ..." in the note; `event` is the end's metric label (done, expired,
