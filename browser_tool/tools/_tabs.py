@@ -47,7 +47,10 @@ async def tabs_tool(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             if url is None:
                 return ToolOutput.ok(f"{opened}\n{await _listing(browser)}")
             result = await navigate(ctx, {"url": url})
-            return result.with_notes([opened]) if result.is_error else _prefixed(opened, result)
+            if result.is_error:
+                return result.with_notes([opened])
+            said = "" if result.output == "done" else f"{result.output}\n"  # e.g. a download
+            return _prefixed(f"{opened}\n{said}{await _listing(browser)}", result)
         if action == "select":
             page = _tab_at(browser, args["index"])
             await page.wait_usable()
@@ -107,8 +110,8 @@ async def _listing(browser: BrowserSession) -> str:
     return "\n".join(lines)
 
 
-def _prefixed(line: str, result: ToolOutput) -> ToolOutput:
-    return ToolOutput.ok(f"{line}\n{result.output}", images=result.images)
+def _prefixed(text: str, result: ToolOutput) -> ToolOutput:
+    return ToolOutput.ok(text, images=result.images)
 
 
 TABS_TOOL = Tool(

@@ -57,3 +57,13 @@ async def test_windows_opened_at_once_are_announced_in_one_note(
     out += await ok(manager, "browser_snapshot")  # a note not in the eval's is in this one
     assert out.count("The current tab is still tab 0") == 1, out
     assert "tabs 1, 2, 3, 4" in out, out
+
+
+async def test_a_new_tab_at_a_url_lists_the_tabs_rather_than_done(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    await ok(manager, "browser_navigate", url=site.url_for("/blank_link.html"))
+    out = await ok(manager, "browser_tabs", action="new", url=site.url_for("/index.html"))
+    assert out.startswith("Opened tab 1 and made it current.\nOpen tabs:\n"), out
+    assert f"- 1: (current) [Fixture Home] ({site.url_for('/index.html')})" in out, out
+    assert "done" not in out, out
