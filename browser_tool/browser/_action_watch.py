@@ -19,7 +19,7 @@ from .._errors import CdpError
 from ..cdp import CdpEvent
 from ._ax_tree import Snapshot, SnapshotNode
 from ._downloads import place_download
-from ._page import Page
+from ._page import Page, PageState
 from ._snapshot import capture_snapshot
 
 MAX_CHANGES = 6  # element change lines shown; more are counted
@@ -144,8 +144,13 @@ class ActionWatch:
         before = self.page.last_snapshot
         if before is None:
             return []
-        with trio.move_on_at(deadline), contextlib.suppress(CdpError):
-            after = await capture_snapshot(self.page)
+        with trio.move_on_at(deadline):
+            try:
+                after = await capture_snapshot(self.page)
+            except CdpError:
+                if self.page.state is PageState.CLOSED:
+                    return []  # the tab closed itself: the tabs' note says so, and what's current
+                return ["(The page's elements could not be compared: the tab did not answer.)"]
             self.page.last_snapshot = after
             return diff_snapshots(before, after)
         return ["(The page's elements could not be compared within the call's timeout.)"]

@@ -93,9 +93,11 @@ def _cookie(value: object, where: str) -> dict[str, Any]:
     same_site = _str(value, "sameSite", where, "Lax")
     if same_site not in SAME_SITE:
         raise InvalidInputError(f"{where}.sameSite", "must be 'Strict', 'Lax' or 'None'", same_site)
+    name, text = _str(value, "name", where), _str(value, "value", where)
+    _check_cookie_text(name, text, where)
     return {
-        "name": _str(value, "name", where),
-        "value": _str(value, "value", where),
+        "name": name,
+        "value": text,
         "domain": domain,
         "path": path,
         "expires": float(expires) if expires != -1 else -1,
@@ -103,6 +105,21 @@ def _cookie(value: object, where: str) -> dict[str, Any]:
         "secure": _bool(value, "secure", where),
         "sameSite": same_site,
     }
+
+
+def _check_cookie_text(name: str, value: str, where: str) -> None:
+    """Chrome's rules for a cookie's name and value, checked here so that a state kept for the
+    next launch is refused now, naming the field, rather than failing that launch's call."""
+    for key, text, banned in (("name", name, _BANNED_IN_NAME), ("value", value, ";")):
+        bad = next((c for c in text if c in banned or ord(c) < 0x20 or ord(c) == 0x7F), None)
+        if bad is not None:
+            rule = "must hold no control character, no ';'" + (", no '='" if key == "name" else "")
+            raise InvalidInputError(f"{where}.{key}", f"{rule}; got {bad!r} in it")
+    if not name and not value:
+        raise InvalidInputError(f"{where}.name", "a cookie needs a name or a value")
+
+
+_BANNED_IN_NAME = ";="
 
 
 def normal_origin(text: str) -> str | None:

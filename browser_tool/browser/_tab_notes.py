@@ -48,22 +48,14 @@ class TabNotes:
             for page in self.got_url
             if page in pages
         ]
-        for page in self.opened:
-            if page not in pages:
-                notes.append(
-                    f"The page opened a new tab ({page.url or 'about:blank'}), which has closed "
-                    "again."
-                )
-                continue
-            blank = page.url in _BLANK
-            where = f"tab {pages.index(page)} (about:blank so far)" if blank else None
-            notes.append(
-                f"The page opened a new tab: {where or tab_label(pages, page)}"
-                f"{title_part(page)}. The current tab is still tab {pages.index(current)}; use "
-                "browser_tabs to select it."
-            )
-            if blank:
-                self.blank.append(page)
+        kept = [page for page in self.opened if page in pages]
+        notes += [
+            f"The page opened a new tab ({page.url or 'about:blank'}), which has closed again."
+            for page in self.opened
+            if page not in pages
+        ]
+        if kept:
+            notes.append(self._opened(pages, kept, current))
         if self.over_cap:
             notes.append(
                 f"The page tried to open {self.over_cap} more tab(s); they were closed as they "
@@ -74,3 +66,21 @@ class TabNotes:
             notes.append(self.current_closed)
         self.opened, self.got_url, self.over_cap, self.current_closed = [], [], 0, ""
         return notes
+
+    def _opened(self, pages: list[Page], kept: list[Page], current: Page) -> str:
+        """One note for every tab opened since the last result (the blank ones in one part),
+        so that a page opening ten windows costs one line, not ten."""
+        blank = [page for page in kept if page.url in _BLANK]
+        self.blank += blank
+        parts = [
+            f"{tab_label(pages, page)}{title_part(page)}" for page in kept if page not in blank
+        ]
+        if blank:
+            numbers = ", ".join(str(pages.index(page)) for page in blank)
+            parts.append(f"tab{'s' if len(blank) > 1 else ''} {numbers} (about:blank so far)")
+        what = "a new tab" if len(kept) == 1 else f"{len(kept)} new tabs"
+        return (
+            f"The page opened {what}: {'; '.join(parts)}. The current tab is still tab "
+            f"{pages.index(current)}; use browser_tabs to select "
+            f"{'it' if len(kept) == 1 else 'one'}."
+        )

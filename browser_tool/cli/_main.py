@@ -45,10 +45,13 @@ SERVICE_POOL_SIZE = 1
 _POOL_SIZE_BY_COMMAND = {"serve": SERVICE_POOL_SIZE, "mcp": SERVICE_POOL_SIZE}
 
 
-def default_pool_size(command: str, environ: Mapping[str, str]) -> int | None:
+def default_pool_size(
+    command: str, environ: Mapping[str, str], *, stdio_profile: bool = False
+) -> int | None:
     """The pool size `command` runs with when the environment names none; None: the Settings'
-    own default (0)."""
-    if environ.get(env_name("pool_size")):
+    own default (0). `mcp` over stdio with `--profile` keeps none: its one conversation runs
+    on the profile's dir, which a spare (launched on a dir of its own) can never serve."""
+    if environ.get(env_name("pool_size")) or stdio_profile:
         return None
     return _POOL_SIZE_BY_COMMAND.get(command)
 
@@ -72,7 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             state_dir=getattr(args, "state_dir", None),
             host=getattr(args, "host", None),
             port=getattr(args, "port", None),
-            pool_size=default_pool_size(args.command, os.environ),
+            pool_size=default_pool_size(
+                args.command,
+                os.environ,
+                stdio_profile=bool(getattr(args, "profile", None))
+                and not getattr(args, "http", False),
+            ),
         )
         command: Callable[[argparse.Namespace, Settings], int] = _COMMANDS[args.command]
         return command(args, settings)

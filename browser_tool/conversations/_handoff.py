@@ -104,6 +104,15 @@ class Handoff:
             and hmac.compare_digest(_digest(secret), self._secret)
         )
 
+    def was_held_by(self, secret: str | None) -> bool:
+        """Whether `secret` is the page secret this hand-over gave out, held or over: that page
+        is told why the hand-over ended rather than refused as a stranger."""
+        return (
+            secret is not None
+            and self._secret is not None
+            and hmac.compare_digest(_digest(secret), self._secret)
+        )
+
     def end(self, why: str, now: float, url: str = "", *, event: str = "ended") -> bool:
         """-> OVER, once; False when it was over already. `why` completes "the hand-over
         ended because ..." in the note; `event` is the end's metric label (done, expired,
@@ -124,10 +133,14 @@ class Handoff:
             await self.ended.wait()
         return self.over
 
+    @property
+    def _why(self) -> str:
+        return f"hand-over reason: {self.reason!r}" if self.reason.strip() else "no reason given"
+
     def busy_message(self) -> str:
         """The error of a call whose timeout ended while a person held the browser."""
         return (
-            f"A person is using this conversation's browser (hand-over reason: {self.reason!r}); "
+            f"A person is using this conversation's browser ({self._why}); "
             "the call waited for them to press Done until its timeout and was not run. Retry "
             "later, or with a longer timeout."
         )
@@ -139,13 +152,13 @@ class Handoff:
         if self.held_at is None:
             waited = format_duration(round(self.ended_at - self.offered_at))
             return (
-                f"Note: the browser was offered to a person (reason: {self.reason!r}) for "
+                f"Note: the browser was offered to a person ({self._why}) for "
                 f"{waited}, but nobody opened the link; the hand-over ended because "
                 f"{self.end_reason}.{where}"
             )
         used = format_duration(round(self.ended_at - self.held_at))
         return (
-            f"Note: a person used the browser for {used} (hand-over reason: {self.reason!r}); "
+            f"Note: a person used the browser for {used} ({self._why}); "
             f"the hand-over ended because {self.end_reason}.{where} Look at the page "
             "(e.g. browser_snapshot) before acting: it may have changed."
         )

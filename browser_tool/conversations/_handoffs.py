@@ -79,6 +79,7 @@ class Handoffs:
         self._metrics = metrics
         self._poke = poke
         self._casts: dict[Handoff, Screencast] = {}
+        self._last: dict[str, Handoff] = {}  # its page is told why it ended, after the note too
 
     def serve_at(self, base_url: str) -> None:
         """The HTTP service serves the live view at `base_url` (no trailing slash needed)."""
@@ -131,6 +132,8 @@ class Handoffs:
         now = trio.current_time()
         handoff, token = Handoff.offer(conv.conversation_id, reason.strip(), ttl, now)
         conv.hand_over(handoff)
+        self._last = {c: h for c, h in self._last.items() if c in self._conversations}
+        self._last[conv.conversation_id] = handoff
         self._metrics.inc(_COUNTER, event="offered")
         self._nursery.start_soon(self._expire, conv, handoff, browser)
         log.info("conversation %s handed to a person for %.0f s", conv.conversation_id, ttl)
@@ -140,8 +143,7 @@ class Handoffs:
     # ---- the person's page ----------------------------------------------------------------
 
     def claim(self, conversation_id: str, token: str) -> tuple[str, LiveState]:
-        """Spend the link's token: the page's own secret and what it shows. Raises
-        HandoffError("refused") for any token that is not this conversation's open one."""
+        """Spend the link's token: the page's own secret and what it shows (else refused)."""
         conv, handoff = self._current(conversation_id)
         secret = handoff.claim(token, trio.current_time())
         self._metrics.inc(_COUNTER, event="opened")
@@ -229,11 +231,11 @@ class Handoffs:
 
     # ---- lookups --------------------------------------------------------------------------
 
-    def _current(self, conversation_id: str) -> tuple[Conversation, Handoff]:
-        conv = self._conversations.get(conversation_id)
-        if conv is None or conv.handoff is None or conv.handoff.over:
+    def _current(self, conversation_id: str) -> tuple[Conversation, Handoff]:  # open or over
+        conv, handoff = self._conversations.get(conversation_id), self._last.get(conversation_id)
+        if conv is None or handoff is None:
             raise HandoffError("refused", REFUSED)
-        return conv, conv.handoff
+        return conv, handoff
 
     def _page(
         self, conversation_id: str, secret: str | None
@@ -241,7 +243,8 @@ class Handoffs:
         conv, handoff = self._current(conversation_id)
         cast = self._casts.get(handoff)
         if cast is None or not handoff.admits(secret, trio.current_time()):
-            raise HandoffError("refused", REFUSED)
+            ended = handoff.was_held_by(secret)  # its own page hears why (410), others nothing
+            raise _ended(handoff) if ended else HandoffError("refused", REFUSED)
         return conv, handoff, cast
 
     def _state(self, conv: Conversation, handoff: Handoff) -> LiveState:
@@ -264,9 +267,8 @@ async def wait_handed_back(conv: Conversation, deadline: float) -> str | None:
 
 
 def _ended(handoff: Handoff) -> HandoffError:
-    return HandoffError(
-        "ended", f"The hand-over is over: {handoff.end_reason}. You can close this page."
-    )
+    why = handoff.end_reason or "its time (ttl) ran out"  # its own end may not have run yet
+    return HandoffError("ended", f"The hand-over is over: {why}. You can close this page.")
 
 
 def _browser(conv: Conversation) -> BrowserSession:

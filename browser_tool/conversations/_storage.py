@@ -31,7 +31,11 @@ def pending_path(dirs: SessionDirs) -> Path:
 
 
 def keep_pending(dirs: SessionDirs, state: StorageState) -> None:
-    """Keep `state` for the next launch (0600, atomic). Raises SessionError when it cannot."""
+    """Keep `state` for the next launch (0600, atomic), added to one kept already, as a load
+    into a running browser adds. Raises SessionError when it cannot."""
+    kept = read_pending(dirs)
+    if kept is not None:
+        state = parse_storage_state(merged(kept, state))  # the bounds hold for the sum
     path = pending_path(dirs)
     tmp = path.with_name(f".{PENDING_FILE}.tmp")
     try:
@@ -45,6 +49,23 @@ def keep_pending(dirs: SessionDirs, state: StorageState) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise SessionError(f"Could not keep the storage state: {exc.strerror or exc}") from exc
+
+
+def merged(old: StorageState, new: StorageState) -> StorageState:
+    """`new` loaded over `old`: cookies of the same name, domain and path and localStorage keys
+    of the same origin are replaced, nothing is removed."""
+    cookies = {(c["name"], c["domain"], c["path"]): c for c in old["cookies"] + new["cookies"]}
+    origins: dict[str, dict[str, str]] = {}
+    for entry in old["origins"] + new["origins"]:
+        items = origins.setdefault(entry["origin"], {})
+        items.update((i["name"], i["value"]) for i in entry["localStorage"])
+    return {
+        "cookies": list(cookies.values()),
+        "origins": [
+            {"origin": o, "localStorage": [{"name": k, "value": v} for k, v in items.items()]}
+            for o, items in origins.items()
+        ],
+    }
 
 
 def read_pending(dirs: SessionDirs | None) -> StorageState | None:

@@ -42,6 +42,7 @@ from ._service_parts import ServiceParts
 from ._wire import Reply, header, json_reply, parse_json_object, read_body, while_connected
 
 COOKIE = "bt_live"
+ENDED_NOTICE_S = 600  # how long after the end the page's secret still hears why
 FRAME_WAIT = 20.0  # seconds a frame request waits before answering 204 (proxies allow more)
 _PAGE_HEADERS = (
     (
@@ -118,7 +119,10 @@ class LiveView:
             secret, state = self._handoffs.claim(conversation_id, token)
         except HandoffError as exc:
             raise _http(exc) from None
-        cookie = self._cookie(conversation_id, secret, math.ceil(state.expires_in_s))
+        # It outlives the hand-over, so that its page, left open, is told why it ended (410);
+        # the secret admits nothing more once it has (see `Handoffs._page`).
+        max_age = math.ceil(state.expires_in_s) + ENDED_NOTICE_S
+        cookie = self._cookie(conversation_id, secret, max_age)
         return _json(state.to_json(), (("set-cookie", cookie),))
 
     async def live_state(self, req: Request) -> Reply:

@@ -48,15 +48,20 @@ def request_query(ctx: Context, name: str) -> str | None:
     params = getattr(ctx.request, "query_params", None)
     if params is None:
         return None
-    value = params.get(name)
-    return None if value is None else str(value)
+    values = params.getlist(name)
+    if len(values) > 1:  # which one was meant? Refused rather than guessed
+        raise InvalidInputError(name, f"is given {len(values)} times in the URL; give it once")
+    return str(values[0]) if values else None
 
 
 def bind_from_url(parts: ServiceParts, ctx: Context, conversation_id: str) -> ToolOutput | None:
     """Issue 21: an MCP URL with `?profile=NAME` binds its conversation to that profile (the
     MCP form of `PUT /v1/conversations/{id}`), on every call, so the first one binds and the
     rest find it bound. None when that holds; else the error result that says why not."""
-    profile = request_query(ctx, "profile")
+    try:
+        profile = request_query(ctx, "profile")
+    except InvalidInputError as exc:
+        return ToolOutput.error(f"The ?profile= of this MCP URL could not be used: {exc}")
     if profile is None:
         return None
     try:

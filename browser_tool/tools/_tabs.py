@@ -47,7 +47,10 @@ async def tabs_tool(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             if url is None:
                 return ToolOutput.ok(f"{opened}\n{await _listing(browser)}")
             result = await navigate(ctx, {"url": url})
-            return result.with_notes([opened]) if result.is_error else _prefixed(opened, result)
+            if result.is_error:
+                return result.with_notes([opened])
+            said = "" if result.output == "done" else f"{result.output}\n"  # e.g. a download
+            return _prefixed(f"{opened}\n{said}{await _listing(browser)}", result)
         if action == "select":
             page = _tab_at(browser, args["index"])
             await page.wait_usable()
@@ -56,7 +59,7 @@ async def tabs_tool(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
                 await page.session.send("Page.bringToFront", timeout=5.0)
             return ToolOutput.ok(f"Tab {args['index']} is now current.\n{await _listing(browser)}")
         if action == "close":
-            return ToolOutput.ok(await _close(browser, args.get("index")))
+            return ToolOutput.ok(await _close(ctx, browser, args.get("index")))
         return ToolOutput.ok(await _listing(browser))
     raise ctx.timeout_error(f"on browser_tabs {action}")
 
@@ -71,13 +74,14 @@ def _tab_at(browser: BrowserSession, index: int) -> Page:
     return pages[index]
 
 
-async def _close(browser: BrowserSession, index: int | None) -> str:
+async def _close(ctx: ToolContext, browser: BrowserSession, index: int | None) -> str:
     tabs = browser.tabs
     page = tabs.current if index is None else _tab_at(browser, index)
     number = tabs.index(page)
     if len(tabs.pages()) == 1:
         await page.wait_usable()
-        await page.session.send("Page.navigate", {"url": "about:blank"}, timeout=10.0)
+        # Until it loads, the listing below would still show the page it leaves.
+        await navigate(ctx, {"url": "about:blank"})
         return (
             f"Tab {number} is the last tab, so it was not closed: it was navigated to "
             f"about:blank instead.\n{await _listing(browser)}"
@@ -106,8 +110,8 @@ async def _listing(browser: BrowserSession) -> str:
     return "\n".join(lines)
 
 
-def _prefixed(line: str, result: ToolOutput) -> ToolOutput:
-    return ToolOutput.ok(f"{line}\n{result.output}", images=result.images)
+def _prefixed(text: str, result: ToolOutput) -> ToolOutput:
+    return ToolOutput.ok(text, images=result.images)
 
 
 TABS_TOOL = Tool(

@@ -170,3 +170,13 @@ async def test_deleting_the_conversation_ends_its_hand_over() -> None:
     conv.delete(CloseReason.DELETE)
     assert handoff.over
     assert handoff.end_event == "deleted"
+
+
+def test_a_hand_over_without_a_reason_says_none_was_given() -> None:
+    handoff, _ = Handoff.offer("c1", "  ", 600.0, now=0.0)
+    assert "no reason given" in handoff.busy_message()
+    assert "''" not in handoff.busy_message()
+    handoff.end("the service is shutting down", 5.0, event="shutdown")
+    assert "(no reason given)" in handoff.note(), handoff.note()
+    given, _ = Handoff.offer("c2", "Sign in", 600.0, now=0.0)
+    assert "(hand-over reason: 'Sign in')" in given.busy_message()

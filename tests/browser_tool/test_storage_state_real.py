@@ -126,6 +126,13 @@ async def test_a_playwright_state_with_https_origins_loads_without_network(
         ({"cookies": [{"name": "a", "value": "b", "domain": "x", "expires": "soon"}]}, "expires"),
         ({"cookies": [{"name": "a", "value": "b", "domain": "x", "sameSite": "lax"}]}, "sameSite"),
         ({"cookies": [{"name": 1, "value": "b", "domain": "x"}]}, "cookies[0].name"),
+        # Chrome refuses these (a control character, ';', '=' in a name, neither name nor
+        # value): refused here too, before a launch that would fail the next call with them.
+        ({"cookies": [{"name": "a\tb", "value": "v", "domain": "x"}]}, "cookies[0].name"),
+        ({"cookies": [{"name": "a=b", "value": "v", "domain": "x"}]}, "cookies[0].name"),
+        ({"cookies": [{"name": "a", "value": "v;w", "domain": "x"}]}, "cookies[0].value"),
+        ({"cookies": [{"name": "a", "value": "v\x7f", "domain": "x"}]}, "cookies[0].value"),
+        ({"cookies": [{"name": "", "value": "", "domain": "x"}]}, "cookies[0].name"),
         ({"origins": [{"origin": "file:///etc"}]}, "origins[0].origin"),
         ({"origins": [{"origin": "https://a.test/path"}]}, "origins[0].origin"),
         ({"origins": [{"origin": "https://a.test", "localStorage": [{"name": "k"}]}]}, "value"),
@@ -137,3 +144,35 @@ async def test_bad_storage_states_are_refused_naming_the_field(
     with pytest.raises(InvalidInputError, match=field.replace("[", r"\[").replace("]", r"\]")):
         await manager.load_storage_state("q", body)
     assert not list((state_dir / "sessions").glob("q-*"))
+
+
+async def test_states_loaded_before_the_launch_add_up_as_loads_into_a_browser_do(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    origin = site.url.rstrip("/")
+
+    def state(cookie: str, key: str) -> dict[str, Any]:
+        return {
+            "cookies": [{"name": cookie, "value": "1", "domain": "127.0.0.1", "path": "/"}],
+            "origins": [{"origin": origin, "localStorage": [{"name": key, "value": "1"}]}],
+        }
+
+    assert await manager.load_storage_state("m", state("first", "k1")) == "pending"
+    assert await manager.load_storage_state("m", state("second", "k2")) == "pending"
+    await visit(manager, "m", site.url_for("index.html"))
+    assert await evaluate(manager, "m", "document.cookie") == "first=1; second=1"
+    assert await evaluate(manager, "m", "[localStorage.k1, localStorage.k2]") == ["1", "1"]
+    await manager.kill_session("m")
+
+
+async def test_a_cookie_chrome_refuses_leaves_a_kept_state_and_the_next_call_alone(
+    manager: BrowserSessionManager, site: FixtureServer
+) -> None:
+    good = {"cookies": [{"name": "good", "value": "1", "domain": "127.0.0.1", "path": "/"}]}
+    assert await manager.load_storage_state("n", good) == "pending"
+    bad = {"cookies": [{"name": "bad\u0000", "value": "1", "domain": "127.0.0.1"}]}
+    with pytest.raises(InvalidInputError, match=r"cookies\[0\]\.name"):
+        await manager.load_storage_state("n", bad)
+    await visit(manager, "n", site.url_for("index.html"))
+    assert await evaluate(manager, "n", "document.cookie") == "good=1"
+    await manager.kill_session("n")

@@ -485,3 +485,31 @@ async def test_a_hand_over_in_a_shared_chrome(state_dir: Path, site: FixtureServ
         assert "scrolled" in after["output"]
         assert not after["is_error"], after
         assert "pressed Done" in after["output"]
+
+
+async def test_the_page_that_held_an_expired_hand_over_is_told_it_ended(
+    state_dir: Path, site: FixtureServer
+) -> None:
+    """Its page secret is still refused (no more frames or input), but as 410 saying why,
+    not as the 403 every stranger gets: a person whose time ran out mid-task reads that."""
+    async with running_service(state_dir) as service, service.client() as client:
+        nav = await call(client, C, "browser_navigate", url=site.url_for("index.html"))
+        assert not nav["is_error"], nav
+        token = token_of(await hand_over(client, C, reason="Accept the cookies", ttl="1s"))
+        async with httpx.AsyncClient(base_url=service.url) as person:
+            live = f"/v1/conversations/{C}/live"
+            assert (await person.post(f"{live}/claim", json={"token": token})).status_code == 200
+            # This call waits for the hand-over, which ends when its time runs out.
+            waited = await call(client, C, "browser_eval", expression="1", timeout="60s")
+            assert "its time (ttl) ran out" in waited["output"], waited
+            for response in (
+                await person.get(f"{live}/state"),
+                await person.post(f"{live}/input", json={"events": []}),
+                await person.post(f"{live}/done"),
+            ):
+                assert response.status_code == 410, response.text
+                assert response.json()["error"]["code"] == "handoff_ended"
+                assert "ran out" in response.json()["error"]["message"]
+        async with httpx.AsyncClient(base_url=service.url) as stranger:
+            assert (await stranger.get(f"/v1/conversations/{C}/live/state")).status_code == 403
+        assert_token_not_logged(service, token)

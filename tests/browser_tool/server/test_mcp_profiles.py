@@ -45,6 +45,13 @@ async def test_a_profile_in_the_mcp_url_binds_the_conversation(
             refused = await hostile.call_tool("browser_eval", {"expression": "1"})
             assert refused.is_error
             assert "Invalid input 'profile'" in text_of(refused)
+        # Two profiles in one URL: refused, not one of them picked (nothing is bound).
+        async with Client(f"{base}/m4/mcp?profile=x1&profile=x2", mode=mode) as twice:
+            refused = await twice.call_tool("browser_eval", {"expression": "1"})
+            assert refused.is_error
+            assert "is given 2 times in the URL" in text_of(refused), text_of(refused)
+        profiles = (await http.get("/v1/profiles")).json()["profiles"]
+        assert [p["name"] for p in profiles] == ["work"]
         await http.delete("/v1/conversations/m1")
         async with Client(f"{base}/m2/mcp?profile=work", mode=mode) as other:
             seen = await other.call_tool("browser_navigate", {"url": site.url_for("signin.html")})

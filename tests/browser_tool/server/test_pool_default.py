@@ -46,6 +46,11 @@ def test_serve_and_mcp_keep_one_spare_chrome_unless_told_otherwise(
     assert default_pool_size(command, environ) == expected
 
 
+def test_stdio_mcp_on_a_profile_keeps_no_spare() -> None:
+    """Its one conversation runs on the profile's dir: a spare could never serve it."""
+    assert default_pool_size("mcp", {}, stdio_profile=True) is None
+
+
 def test_the_in_process_api_keeps_no_pool_by_default() -> None:
     assert Settings().pool_size == 0
 
