@@ -79,6 +79,8 @@ def format_session(info: SessionInfo) -> str:
     )
     if info.last_error:
         line += f" last_error={json.dumps(info.last_error[:80])}"
+    if info.profile is not None:  # issue 21: its Chrome runs on a persistent profile
+        line += f" profile={info.profile}"
     if info.handoff is not None:  # issue 21: a person holds (or was offered) the browser
         line += f" handoff={info.handoff.state} reason={json.dumps(info.handoff.reason[:80])}"
     return line

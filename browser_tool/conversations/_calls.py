@@ -42,15 +42,23 @@ def tool_body(
 
 
 async def run_call(
-    lifecycle: Lifecycle, conv: Conversation, body: CallBody, deadline: float = math.inf
+    lifecycle: Lifecycle,
+    conv: Conversation,
+    body: CallBody,
+    deadline: float = math.inf,
+    *,
+    asks_person: bool = False,
 ) -> ToolOutput:
     """Run one call (`body`, a tool's in production) in `conv`, whose turn the caller holds.
     A call stopped by a lifecycle step (delete, reset, crash, shutdown) answers with an error
     that says why. While a person holds the browser (issue 21), the call waits for them until
-    trio time `deadline`, and then fails saying so."""
+    trio time `deadline`, and then fails saying so; a call that `asks_person` (for one: the
+    hand-over tool) does not wait, and is told the hand-over is open already."""
     await conv.wait_until_settled()
     handed_back = None
     if conv.handoff is not None:  # a person holds, or held, the browser
+        if asks_person and conv.handed_over:  # a second request: no wait, nothing to add
+            return ToolOutput.error(conv.handoff.already_open_message(trio.current_time()))
         if (busy := await wait_handed_back(conv, deadline)) is not None:
             return ToolOutput.error(busy)
         handed_back = conv.take_handoff_note()

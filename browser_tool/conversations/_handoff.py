@@ -145,6 +145,16 @@ class Handoff:
             "later, or with a longer timeout."
         )
 
+    def already_open_message(self, now: float) -> str:
+        """The answer to a second request for a person while this hand-over is open."""
+        left = format_duration(max(1, round(self.expires_at - now)))
+        return (
+            f"A person was already asked to take over this browser ({self._why}); that "
+            f"hand-over is still open for up to {left}, and its link was given in the result "
+            "that opened it (a link is shown once). Your next browser call waits for the person "
+            "to press Done, within its timeout."
+        )
+
     def note(self) -> str:
         """What the model is told by the first result after the hand-over ended."""
         assert self.ended_at is not None

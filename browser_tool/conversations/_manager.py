@@ -96,7 +96,8 @@ class BrowserSessionManager:
             async with take_turn(conv):
                 deadline = trio.current_time() + timeout
                 body = tool_body(self._lifecycle, tool, args, timeout, deadline, self.working_dir)
-                output = await run_call(self._lifecycle, conv, body, deadline)
+                asks = tool.name == "browser_request_human"  # not to wait for whom it asks for
+                output = await run_call(self._lifecycle, conv, body, deadline, asks_person=asks)
         except trio.Cancelled:  # its caller gave up (a client hung up): still a call, failed
             self._count(name, ToolOutput.error("cancelled by the caller"), started)
             raise

@@ -154,6 +154,8 @@ def test_session_line_format() -> None:
     assert " pid=- " in format_session(failed)
     held = replace(info, handoff=HandoffInfo("Sign in", "held", 5.0, 3.0, 595.0))  # issue 21
     assert format_session(held).endswith('calls=12 handoff=held reason="Sign in"')
+    bound = replace(held, profile="work")
+    assert format_session(bound).endswith('calls=12 profile=work handoff=held reason="Sign in"')
 
 
 def test_client_urls() -> None:

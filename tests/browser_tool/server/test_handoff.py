@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -376,10 +377,15 @@ async def test_the_model_asks_for_a_person(state_dir: Path, site: FixtureServer)
         token = found[1]
         row = (await sessions(client))[C]
         assert row["handoff"]["reason"] == "Enter the 2FA code"
-        # The model cannot ask twice while the first is open: its call waits, then says why.
-        again = await call(client, C, "browser_request_human", reason="again", timeout="200ms")
+        # The model cannot ask twice while the first is open: told at once, not after its
+        # whole timeout (the person it waited for would be the one it asks for).
+        started = time.monotonic()
+        again = await call(client, C, "browser_request_human", reason="again", timeout="60s")
+        assert time.monotonic() - started < 30, "the second request waited for the person"
         assert again["is_error"]
+        assert "already asked" in again["output"]
         assert "Enter the 2FA code" in again["output"]
+        assert "#" not in again["output"]  # the link is not shown a second time
         # The cookie's Path carries the public URL's own path.
         claimed = await claim(client, C, token)
         assert claimed.status_code == 200
