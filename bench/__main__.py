@@ -80,12 +80,15 @@ def watchdog() -> int:
     sys.stdout.write(done.stdout)
     sys.stderr.write(done.stderr)
     kept = [line for line in done.stdout.splitlines() if line.startswith("|")]
-    if kept and (RESULTS / "latest.md").exists():
-        with (RESULTS / "latest.md").open("a") as out:
-            out.write(
-                "\n## The watchdog's own cost (issue 22)\n\n`python -m bench.watchdog_50`: "
-                "one sampler pass over 50 process groups of 7.\n\n" + "\n".join(kept) + "\n"
-            )
+    if kept:
+        from ._report import put_section
+
+        title = "## The watchdog's own cost (issue 22)"
+        section = (
+            f"{title}\n\n`python -m bench.watchdog_50`: one sampler pass over 50 process "
+            "groups of 7.\n\n" + "\n".join(kept) + "\n"
+        )
+        put_section(RESULTS, title, section, "watchdog", kept)
     return done.returncode
 
 

@@ -184,3 +184,22 @@ def write(results: dict[str, Any], directory: Path) -> None:
         "p50 latency of a call (navigate, eval, screenshot) vs concurrent conversations",
         "p50 ms",
     )
+
+
+def put_section(directory: Path, title: str, section: str, key: str, results: object) -> None:
+    """Put `section` (which starts with the heading `title`) into latest.md, in place of an
+    earlier run's section of that title or at the end, and `results` under `key` in
+    latest.json: the benches that run after `compare` add themselves this way."""
+    import json
+
+    latest_md = directory / "latest.md"
+    if latest_md.exists():
+        head, _, rest = latest_md.read_text().partition("\n" + title)
+        tail = rest.split("\n## ", 1)[1] if "\n## " in rest else ""
+        latest_md.write_text(
+            head.rstrip("\n") + "\n\n" + section + ("\n## " + tail if tail else "")
+        )
+    latest = directory / "latest.json"
+    data = json.loads(latest.read_text()) if latest.exists() else {}
+    data[key] = results
+    latest.write_text(json.dumps(data, indent=2) + "\n")

@@ -24,7 +24,6 @@ Run: python -m bench.door_costs [--rounds N]   (also part of `python -m bench`)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -56,6 +55,7 @@ from ._door_clients import (
     listening_url,
 )
 from ._plot import plot_bars
+from ._report import put_section
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CALLS = 60
@@ -271,18 +271,7 @@ def write(results: dict[str, Any]) -> str:
     (RESULTS / "door_costs.md").write_text(section)
     evals = {LABELS[k]: v for k, v in results["p50"].items() if k.endswith("_eval")}
     plot_bars(evals, RESULTS / "doors.png", "warm browser_eval p50 through each door", "ms")
-    latest_md = RESULTS / "latest.md"
-    if latest_md.exists():
-        text = latest_md.read_text()
-        head, _, rest = text.partition("\n" + TITLE)
-        tail = rest.split("\n## ", 1)[1] if "\n## " in rest else ""
-        latest_md.write_text(
-            head.rstrip("\n") + "\n\n" + section + ("\n## " + tail if tail else "")
-        )
-    latest = RESULTS / "latest.json"
-    data = json.loads(latest.read_text()) if latest.exists() else {}
-    data["door_costs"] = results
-    latest.write_text(json.dumps(data, indent=2) + "\n")
+    put_section(RESULTS, TITLE, section, "door_costs", results)
     return section
 
 

@@ -19,7 +19,6 @@ Run: python -m bench.mcp_peers [--rounds N]   (also part of `python -m bench`)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -39,6 +38,7 @@ from mcp.client.stdio import stdio_client
 from fixtures_site import running_fixtures
 
 from ._procs import pss_bytes
+from ._report import put_section
 
 BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results"
@@ -263,18 +263,7 @@ def write(results: dict[str, Any]) -> str:
     RESULTS.mkdir(exist_ok=True)
     section = markdown(results)
     (RESULTS / "mcp_peers.md").write_text(section)
-    latest_md = RESULTS / "latest.md"
-    if latest_md.exists():  # this run's table replaces an earlier one's
-        text = latest_md.read_text()
-        head, _, rest = text.partition("\n" + TITLE)
-        tail = rest.split("\n## ", 1)[1] if "\n## " in rest else ""
-        latest_md.write_text(
-            head.rstrip("\n") + "\n\n" + section + ("\n## " + tail if tail else "")
-        )
-    latest = RESULTS / "latest.json"
-    data = json.loads(latest.read_text()) if latest.exists() else {}
-    data["mcp_peers"] = results
-    latest.write_text(json.dumps(data, indent=2) + "\n")
+    put_section(RESULTS, TITLE, section, "mcp_peers", results)
     return section
 
 

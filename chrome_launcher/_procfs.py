@@ -34,15 +34,23 @@ class ProcStat:
 
 def parse_stat(pid: int, text: str) -> ProcStat:
     """Parse the text of /proc/<pid>/stat. The command name may hold spaces and parentheses."""
-    rest = text[text.rindex(")") + 2 :].split()
-    # rest[0] is field 3 (state); field N is rest[N - 3].
+    return _proc_stat(pid, split_stat(text))
+
+
+def split_stat(text: str) -> list[str]:
+    """The fields of a stat text from field 3 (state) on: field N is at index N - 3. The command
+    name (field 2) may hold spaces and parentheses: the fields start after its last ")"."""
+    return text[text.rindex(")") + 2 :].split()
+
+
+def _proc_stat(pid: int, rest: list[str]) -> ProcStat:
     return ProcStat(
         pid=pid, state=rest[0], ppid=int(rest[1]), pgid=int(rest[2]), start_time=int(rest[19])
     )
 
 
-def read_stat(pid: int) -> ProcStat | None:
-    """The stat of `pid`, or None when there is no such process."""
+def stat_fields(pid: int) -> list[str] | None:
+    """`split_stat` of /proc/<pid>/stat, or None when there is no such process."""
     # os.open/os.read: about 3x cheaper than Path.read_text, and the ladder scans all of /proc
     # every few milliseconds while it confirms a group is gone.
     try:
@@ -56,7 +64,18 @@ def read_stat(pid: int) -> ProcStat | None:
     finally:
         os.close(fd)
     try:
-        return parse_stat(pid, text)
+        return split_stat(text)
+    except ValueError:  # no ")": not a stat text
+        return None
+
+
+def read_stat(pid: int) -> ProcStat | None:
+    """The stat of `pid`, or None when there is no such process."""
+    rest = stat_fields(pid)
+    if rest is None:
+        return None
+    try:
+        return _proc_stat(pid, rest)
     except (ValueError, IndexError):
         return None
 

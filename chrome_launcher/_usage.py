@@ -12,7 +12,7 @@ import os
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ._procfs import all_pids
+from ._procfs import all_pids, stat_fields
 
 _TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -40,18 +40,10 @@ class _Sample:
 
 
 def _read(pid: int) -> _Sample | None:
-    try:
-        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-    except OSError:
+    rest = stat_fields(pid)
+    if rest is None:
         return None
     try:
-        text = os.read(fd, 4096).decode(errors="replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    try:
-        rest = text[text.rindex(")") + 2 :].split()
         # rest[N - 3] is field N of proc(5): 3 state, 5 pgrp, 14 utime, 15 stime, 24 rss.
         return _Sample(pid, rest[0], int(rest[2]), int(rest[11]) + int(rest[12]), int(rest[21]))
     except (ValueError, IndexError):
