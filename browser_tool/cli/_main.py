@@ -178,11 +178,11 @@ def _call(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _profiles(args: argparse.Namespace, settings: Settings) -> int:  # issue 21
-    from . import _profiles as client
+    from ._profiles import delete_profile, list_profiles
 
     if args.profiles_action == "delete":
-        return client.delete_profile(_url(args, settings), settings.token, args.name, args.json)
-    return client.list_profiles(_url(args, settings), settings.token, args.json)
+        return delete_profile(_url(args, settings), settings.token, args.name, args.json)
+    return list_profiles(_url(args, settings), settings.token, args.json)
 
 
 def _bind(args: argparse.Namespace, settings: Settings) -> int:  # issue 21
@@ -195,12 +195,12 @@ def _bind(args: argparse.Namespace, settings: Settings) -> int:  # issue 21
 
 def _storage_state(args: argparse.Namespace, settings: Settings) -> int:  # issue 21
     from .._conversation_ids import validate_conversation_id
-    from . import _profiles as client
+    from ._profiles import get_storage_state, put_storage_state
 
     cid = validate_conversation_id(args.id)
     if args.storage_action == "get":
-        return client.get_storage_state(_url(args, settings), settings.token, cid, args.output)
-    return client.put_storage_state(_url(args, settings), settings.token, cid, args.file, args.json)
+        return get_storage_state(_url(args, settings), settings.token, cid, args.output)
+    return put_storage_state(_url(args, settings), settings.token, cid, args.file, args.json)
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
