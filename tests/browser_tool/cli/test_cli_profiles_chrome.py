@@ -58,7 +58,8 @@ async def test_profiles_bind_and_storage_state_against_a_service(
         url = ("--url", service.url)
 
         async def cli(*argv: str) -> tuple[int, str, str]:
-            return await trio.to_thread.run_sync(run_cli, capsys, *argv, *url)
+            with_url: tuple[str, ...] = (*argv, *url)
+            return await trio.to_thread.run_sync(run_cli, capsys, *with_url)
 
         assert await cli("profiles") == (0, "", "no profiles\n")
         assert await cli("bind", "a", "work") == (0, "a bound to profile work\n", "")
