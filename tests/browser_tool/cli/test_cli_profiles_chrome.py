@@ -145,3 +145,14 @@ def test_call_in_process_on_a_profile_keeps_the_sign_in(
     assert list((state_dir / "sessions").iterdir()) == []
     assert (state_dir / "profiles" / "work").is_dir()
     shutil.rmtree(state_dir / "profiles")  # nothing runs on it: the one-shot call killed it
+
+
+def test_call_in_process_on_a_profile_in_context_mode_says_why_not(
+    state_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("BROWSER_TOOL_ISOLATION", "context")
+    argv = ("call", "c1", "browser_eval", "{}", "--profile", "work", "--state-dir", str(state_dir))
+    code, out, err = run_cli(capsys, *argv)
+    assert (code, out) == (1, "")
+    assert_one_line_error(err, "process mode only", "storage state")
+    assert not (state_dir / "profiles").exists()
