@@ -197,7 +197,9 @@ def _add_profile_commands(commands: Any) -> None:  # issue 21
         "profile, or isolation is context.",
     )
     bind.add_argument("id", help="conversation id")
-    bind.add_argument("profile", help="profile name (1-64 of A-Z a-z 0-9 . _ -, not first . _ -)")
+    bind.add_argument(
+        "profile", help="profile name: 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit"
+    )
     _add_client_flags(bind)
 
     storage = commands.add_parser(
