@@ -1,5 +1,6 @@
 """The CLI's side of the HTTP API: `sessions`, `kill ID` and `call ... --url` against a
-running service, with BROWSER_TOOL_TOKEN sent as the bearer token when it is set."""
+running service (the profile and storage-state commands are in `_profiles`), with
+BROWSER_TOOL_TOKEN sent as the bearer token when it is set."""
 
 from __future__ import annotations
 
@@ -35,8 +36,9 @@ def request(
 ) -> Any:
     """One request to the service; the decoded JSON answer of a 200.
 
-    Raises ServiceError: exit code 1 when the service is unreachable or answers 401/5xx,
-    2 when it rejects the request itself (400, 404, 405, 413).
+    Raises ServiceError: exit code 1 when the service is unreachable or answers 401/5xx, or
+    refuses for the state it is in (409: a profile in use, a conversation started), 2 when it
+    rejects the request itself (400, 404, 405, 413).
     """
     headers = {"authorization": f"Bearer {token}"} if token else {}
     timeout = httpx.Timeout(10.0, read=read_timeout)

@@ -1,8 +1,10 @@
 """`browser-tool`: serve the HTTP API, serve MCP, make one call, and look at a running service.
 
 Exit codes: 0 done (a tool call whose result has is_error true is done too: it is printed),
-1 the service is unreachable or failed, 2 a usage error (bad arguments, settings, JSON, id,
-unknown tool, or a non-loopback address without BROWSER_TOOL_TOKEN).
+1 the service is unreachable or failed, or refused for the state it is in (409: a profile in
+use, a conversation already started), 2 a usage error (bad arguments, settings, JSON, id,
+unknown tool, an unreadable or unwritable file, or a non-loopback address without
+BROWSER_TOOL_TOKEN).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return int(exc.code or 0)
-    quiet = args.command in ("call", "tools", "sessions", "kill")
+    quiet = args.command in _CLIENT_COMMANDS
     level = args.log_level or ("warning" if quiet else "info")
     logging.basicConfig(
         level=level.upper(),
@@ -139,6 +141,11 @@ def _call(args: argparse.Namespace, settings: Settings) -> int:
     if args.url:
         from ._client import call_remote
 
+        if args.profile:  # issue 21: bind first (a no-op when bound to it already)
+            from ._profiles import bind_remote
+
+            bind_remote(_url(args, settings), settings.token, args.id, args.profile)
+
         output = call_remote(
             _url(args, settings),
             settings.token,
@@ -159,6 +166,7 @@ def _call(args: argparse.Namespace, settings: Settings) -> int:
                 call_in_process,
                 keep_dir=keep_dir,
                 with_images=args.with_images,
+                profile=args.profile,
             ),
             settings,
             args.id,
@@ -167,6 +175,32 @@ def _call(args: argparse.Namespace, settings: Settings) -> int:
         )
     print(json.dumps(output, indent=2, ensure_ascii=False))
     return EXIT_OK
+
+
+def _profiles(args: argparse.Namespace, settings: Settings) -> int:  # issue 21
+    from ._profiles import delete_profile, list_profiles
+
+    if args.profiles_action == "delete":
+        return delete_profile(_url(args, settings), settings.token, args.name, args.json)
+    return list_profiles(_url(args, settings), settings.token, args.json)
+
+
+def _bind(args: argparse.Namespace, settings: Settings) -> int:  # issue 21
+    from .._conversation_ids import validate_conversation_id
+    from ._profiles import bind
+
+    cid = validate_conversation_id(args.id)
+    return bind(_url(args, settings), settings.token, cid, args.profile, args.json)
+
+
+def _storage_state(args: argparse.Namespace, settings: Settings) -> int:  # issue 21
+    from .._conversation_ids import validate_conversation_id
+    from ._profiles import get_storage_state, put_storage_state
+
+    cid = validate_conversation_id(args.id)
+    if args.storage_action == "get":
+        return get_storage_state(_url(args, settings), settings.token, cid, args.output)
+    return put_storage_state(_url(args, settings), settings.token, cid, args.file, args.json)
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -234,4 +268,9 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
     "tools": _tools,
     "sessions": _sessions,
     "kill": _kill,
+    "profiles": _profiles,
+    "bind": _bind,
+    "storage-state": _storage_state,
 }
+# Commands that only print an answer: log warnings only, unless --log-level says otherwise.
+_CLIENT_COMMANDS = ("call", "tools", "sessions", "kill", "profiles", "bind", "storage-state")

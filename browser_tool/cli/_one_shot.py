@@ -27,12 +27,17 @@ async def call_in_process(
     *,
     keep_dir: Path | None,
     with_images: bool,
+    profile: str | None = None,
 ) -> dict[str, Any]:
-    """Run the call, keep or report the files it names, kill the conversation; the wire JSON."""
+    """Run the call, keep or report the files it names, kill the conversation; the wire JSON.
+    With `profile`, the conversation is bound to that persistent profile first: its browser
+    runs on the profile's dir, which the kill leaves in place."""
     from ..conversations import open_session_manager
 
     root = StateLayout(settings.state_dir).sessions_dir / session_dir_name(conversation_id)
     async with open_session_manager(settings) as manager:
+        if profile is not None:  # issue 21; raises InvalidInputError or ConflictError
+            manager.bind_profile(conversation_id, profile)
         try:
             output = await manager.call_tool(conversation_id, tool, tool_input)
             named = named_files(output, root)

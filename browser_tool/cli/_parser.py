@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 _ENV = (
     "Settings come from BROWSER_TOOL_* environment variables (see the README); flags win over them."
@@ -40,7 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="browser-tool",
         description="Browser tools for AI agents: one headless Chrome per conversation.",
         epilog="Exit codes: 0 done (a tool result with is_error true is printed and exits 0), "
-        "1 service unreachable or failed, 2 usage error. " + _ENV,
+        "1 service unreachable or failed, or it refused for the state it is in (409: a profile "
+        "in use, a conversation already started), 2 usage error (bad arguments, JSON, id, "
+        "file). " + _ENV,
     )
     parser.add_argument(
         "--log-level",
@@ -113,6 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="in-process only: copy the files the result names into DIR (created if needed) "
         "and print their new paths",
     )
+    call.add_argument(  # issue 21
+        "--profile",
+        metavar="NAME",
+        help="bind the conversation to this persistent profile before the call: in-process, "
+        "the browser runs on <state dir>/profiles/NAME/, which stays after the call (so a "
+        "sign-in does too); with --url, PUT /v1/conversations/ID first (a no-op when it is "
+        "bound to NAME already). Process isolation only",
+    )
     _add_state_dir(call)
 
     commands.add_parser(
@@ -140,4 +151,82 @@ def build_parser() -> argparse.ArgumentParser:
     )
     kill.add_argument("id", help="conversation id")
     kill.add_argument("--url", help=_CLIENT_URL)
+    _add_profile_commands(commands)
     return parser
+
+
+def _add_client_flags(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
+    # Flags of a nested command default to SUPPRESS: argparse would let their default
+    # overwrite the same flag given before the nested command's name.
+    default = argparse.SUPPRESS if nested else None
+    parser.add_argument("--url", default=default, help=_CLIENT_URL)
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS if nested else False,
+        help="print the raw JSON answer instead",
+    )
+
+
+def _add_profile_commands(commands: Any) -> None:  # issue 21
+    profiles = commands.add_parser(
+        "profiles",
+        help="list a running service's persistent profiles, or delete one",
+        usage="browser-tool profiles [-h] [--url URL] [--json] [delete NAME]",
+        description="Without an action: one line per profile under the state dir: name, "
+        "free or in_use held_by=CONVERSATION, size, last change (UTC). `profiles delete NAME` "
+        "removes the profile dir and all it holds (its sign-ins); refused (exit 1, 409) while "
+        "a conversation holds it; a missing profile is said so and exits 0.",
+    )
+    _add_client_flags(profiles)
+    actions = profiles.add_subparsers(dest="profiles_action", metavar="ACTION")
+    delete = actions.add_parser(
+        "delete", help="delete a profile", description="DELETE /v1/profiles/NAME."
+    )
+    delete.add_argument("name", help="profile name")
+    _add_client_flags(delete, nested=True)
+
+    bind = commands.add_parser(
+        "bind",
+        help="bind a conversation to a persistent profile on a running service",
+        description='PUT /v1/conversations/ID {"profile": PROFILE}, before the '
+        "conversation's first call: its Chrome then runs on <state dir>/profiles/PROFILE/ "
+        "(created if new), which outlives the conversation. Binding again to the same "
+        "profile is a no-op. Refused (exit 1, 409) when another live conversation holds the "
+        "profile (named), the conversation already had a call or is bound to another "
+        "profile, or isolation is context.",
+    )
+    bind.add_argument("id", help="conversation id")
+    bind.add_argument(
+        "profile", help="profile name: 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit"
+    )
+    _add_client_flags(bind)
+
+    storage = commands.add_parser(
+        "storage-state",
+        help="read or load a conversation's cookies and localStorage on a running service",
+        description="The cookies and localStorage of a conversation's browser as JSON, in "
+        "the shape of Playwright's storage_state. It carries sign-ins: treat it as a secret.",
+    )
+    verbs = storage.add_subparsers(dest="storage_action", required=True, metavar="ACTION")
+    get = verbs.add_parser(
+        "get",
+        help="print the state, or write it to a file",
+        description="GET /v1/conversations/ID/storage-state: print it, or write it to "
+        "--output FILE (created, or truncated, with mode 0600). A conversation without a "
+        "running browser (and no loaded state waiting) is refused (exit 1, 409).",
+    )
+    get.add_argument("id", help="conversation id")
+    get.add_argument("-o", "--output", metavar="FILE", type=Path, help="write it here (0600)")
+    get.add_argument("--url", help=_CLIENT_URL)
+    put = verbs.add_parser(
+        "put",
+        help="load a state from a file or stdin",
+        description="PUT /v1/conversations/ID/storage-state: load the state in FILE ('-' "
+        "reads stdin) into the conversation, at once when its browser runs ('applied'), else "
+        "into the browser its next call starts ('pending'). Adds to what the browser holds: "
+        "nothing is cleared.",
+    )
+    put.add_argument("id", help="conversation id")
+    put.add_argument("file", metavar="FILE", help="JSON file of a storage state, or - for stdin")
+    _add_client_flags(put)
