@@ -74,3 +74,47 @@ async def test_a_stopped_shared_chrome_is_replaced_for_every_conversation_on_it(
         assert pid not in new_pids
         assert manager.metrics.counter("browser_tool_kills_total", reason="unresponsive") == 1
         assert manager.metrics.counter("browser_tool_kills_total", reason="crash") == 0
+
+
+async def test_the_shared_chrome_is_judged_by_its_own_connection_when_not_stopped(
+    state_dir: Path, headless_shell: str
+) -> None:
+    """A wedged Chrome need not be in state T: without it, the probe on the shared Chrome's
+    own connection decides (a stopped Chrome stands in for a wedged one here)."""
+    settings = make_settings(state_dir, isolation="context", idle_cpu_limit=0.0)
+    async with open_session_manager(settings) as manager:
+        context = await manager.get_or_create("alice")
+        assert isinstance(context, ContextSession)
+        assert not await context.shared_silent(1.0, None)  # it answers
+        pid = context.shared.pid
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            assert await context.shared_silent(0.5, None)  # no state given: the probe decides
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        assert not await context.shared_silent(5.0, None)  # continued, it answers again
+        assert context.alive
+
+
+async def test_a_runaway_script_in_a_context_kills_nothing(
+    state_dir: Path, headless_shell: str, site: FixtureServer
+) -> None:
+    settings = make_settings(state_dir, isolation="context", idle_cpu_limit=0.0)
+    async with open_session_manager(settings) as manager:
+        for name in ("alice", "bob"):
+            out = await manager.call_tool(name, "browser_navigate", {"url": site.url_for("/")})
+            assert not out.is_error, out.output
+        bob = await manager.get_or_create("bob")
+        out = await manager.call_tool(
+            "alice", "browser_eval", {"expression": "while (true) {}", "timeout": "1s"}
+        )
+        assert out.output.startswith("Timeout after 1s"), out.output
+        with trio.fail_after(10):  # the probe runs after the call, in the background
+            while manager.metrics.counter("browser_tool_probes_total", outcome="answered") < 1:  # noqa: ASYNC110
+                await trio.sleep(0.01)
+        for name in ("alice", "bob"):
+            out = await manager.call_tool(name, "browser_eval", {"expression": "6 * 7"})
+            assert out.output == "<javascript_result>42</javascript_result>", out.output
+        assert await manager.get_or_create("bob") is bob
+        assert bob.alive
+        assert manager.metrics.counter("browser_tool_kills_total", reason="unresponsive") == 0
