@@ -21,13 +21,14 @@ from pathlib import Path
 
 import trio
 
-from chrome_launcher import KillReport
+from chrome_launcher import KillReport, ProcStat
 
 from .._errors import BrowserLaunchError, CdpError, CloseReason
 from .._settings import Settings
 from .._tasks import raise_sole
 from ..cdp import CdpConnection, open_cdp_connection
 from ._downloads import download_params
+from ._freeze import probe_browser
 from ._session import BrowserSession
 from ._shared_browser import SharedBrowser
 from ._tabs import Tabs
@@ -62,7 +63,20 @@ class ContextSession(BrowserSession):
         self.conversation_id = conversation_id
         self.started_at = trio.current_time()
 
+    async def shared_silent(self, timeout: float, stat: ProcStat | None) -> bool:
+        """After this context did not answer a probe: whether its shared Chrome does not answer
+        either, so the whole Chrome is to go. Stopped (`stat`, its process's, in state T): yes
+        at once; else a probe on the Chrome's own connection decides."""
+        if stat is not None and stat.state in "tT":
+            return True
+        return not await probe_browser(self.shared.conn, timeout)
+
     def lost_because(self) -> str:
+        if self.shared.close_reason is CloseReason.UNRESPONSIVE:
+            return (
+                f"ran in a shared Chrome (pid {self.pid}) that {self.shared.unresponsive_why}, "
+                "taking every conversation on it down"
+            )
         if self.shared.close_reason is CloseReason.CRASH or self.chrome.exited:
             return (
                 f"ran in a shared Chrome (pid {self.pid}) that crashed (exit status "
@@ -166,14 +180,19 @@ async def _finish(
     report: KillReport | None,
     on_closed: Callable[[BrowserSession], None],
 ) -> None:
+    shared_reason = session.shared.close_reason
     if session.close_reason is None:
-        # Cancelled by its owner: the shared Chrome ends (after a crash, or at shutdown).
+        # Cancelled by its owner: the shared Chrome ends (a crash, a kill, or shutdown).
         session.close_reason = (
             CloseReason.CRASH
-            if session.shared.close_reason is CloseReason.CRASH
+            if shared_reason in (CloseReason.CRASH, CloseReason.UNRESPONSIVE)
             else CloseReason.SHUTDOWN
         )
-    if session.close_reason is CloseReason.CRASH and (
+    if shared_reason is CloseReason.UNRESPONSIVE and session.close_reason is CloseReason.CRASH:
+        # Its Chrome was killed for not answering: an end the conversation did not ask for,
+        # counted once, as the Chrome's (conversations/_watchdog.py).
+        session.close_reason = CloseReason.UNRESPONSIVE
+    if session.close_reason in (CloseReason.CRASH, CloseReason.UNRESPONSIVE) and (
         session.chrome.exited or session.shared.ending
     ):
         # Its Chrome is dying: wait for the ladder so the report says how it ended.

@@ -46,6 +46,7 @@ class SharedBrowser(ChromeLife):
         self.nursery = nursery  # open while `alive`: the context sessions run here
         self.settings = settings
         self.dirs = dirs
+        self.unresponsive_why: str | None = None  # why it was killed as UNRESPONSIVE
 
     @property
     def ws_url(self) -> str:
@@ -65,6 +66,15 @@ class SharedBrowser(ChromeLife):
     @property
     def exit_status(self) -> int | None:
         return self.report.exit_status if self.report else None
+
+    async def close_unresponsive(self, why: str) -> bool:
+        """Kill it as UNRESPONSIVE (no Browser.close, no SIGTERM grace), `why` being what
+        each of its conversations is told. False, doing nothing, when it was ending already."""
+        if not self.alive:
+            return False
+        self.unresponsive_why = why
+        await self.aclose(CloseReason.UNRESPONSIVE)
+        return True
 
     def mark_closed(self, report: KillReport | None) -> None:
         self.close_reason = self.close_reason or CloseReason.SHUTDOWN
@@ -107,8 +117,10 @@ async def run_shared_browser(
                         shared = SharedBrowser(chrome, conn, nursery, settings, dirs)
                         task_status.started(shared)
                         await shared.wait_for_end()
-                        polite = None if chrome.exited or conn.closed else polite_close(conn)
-                        shared.report = await chrome.aclose(polite=polite)
+                        hurry = shared.close_reason is CloseReason.UNRESPONSIVE
+                        gone = chrome.exited or conn.closed or hurry
+                        polite = None if gone else polite_close(conn)
+                        shared.report = await chrome.aclose(polite=polite, hurry=hurry)
                 finally:
                     report = await chrome.aclose()
                     if shared is not None:

@@ -268,12 +268,20 @@ class Lifecycle:
 
     def _on_closed(self, browser: Browser) -> None:
         """A browser the source gave out is gone. Only a crash needs acting on here: every
-        other end was asked for by a step above, which does its own bookkeeping."""
+        other end was asked for by a step above, which does its own bookkeeping. A context
+        whose shared Chrome was killed for not answering ends UNRESPONSIVE without a step of
+        this conversation's (it is not CLOSING): an end like a crash, counted once already,
+        as its Chrome's (issue 22)."""
         conv = self.conversations.get(browser.conversation_id)
-        if browser.close_reason is not CloseReason.CRASH or conv is None:
+        reason = browser.close_reason
+        if conv is None or not (
+            reason is CloseReason.CRASH
+            or (reason is CloseReason.UNRESPONSIVE and conv.state is not S.CLOSING)
+        ):
             return
         if conv.crashed(browser):
-            self.metrics.inc("browser_tool_kills_total", reason=CloseReason.CRASH)
+            if reason is CloseReason.CRASH:
+                self.metrics.inc("browser_tool_kills_total", reason=CloseReason.CRASH)
             self.poke()
 
 

@@ -25,7 +25,8 @@ In shared-browser mode (`isolation=context`) a process group holds many conversa
 context's CPU is read by CDP instead, page by page (`Performance.getMetrics` TaskDuration: its
 renderers' main-thread time), one round trip per page per pass, only between calls; the memory
 guard leaves contexts alone (docs/decisions.md, issue 22). The probe works the same, on the
-context's own connection.
+context's own connection; a silent context whose shared Chrome is silent too (stopped, or no
+answer on its own connection) has that Chrome killed, and each conversation on it is told.
 """
 
 from __future__ import annotations
@@ -41,7 +42,14 @@ from chrome_launcher import GroupUsage, group_pss_bytes, group_usage, read_stat
 
 from .._duration import format_duration
 from .._errors import CloseReason
-from ..browser import BrowserSession, freeze_pages, pages_cpu_seconds, probe_browser, thaw_pages
+from ..browser import (
+    BrowserSession,
+    ContextSession,
+    freeze_pages,
+    pages_cpu_seconds,
+    probe_browser,
+    thaw_pages,
+)
 from ..cdp import CdpSession
 from ..sources import Browser
 from ..tools import ToolOutput
@@ -272,11 +280,19 @@ async def _probe(lifecycle: Lifecycle, conv: Conversation, browser: Browser) -> 
         return
     if conv.browser is not browser or not browser.alive:
         return  # closed or replaced meanwhile
-    stat = read_stat(browser.pid)
+    stat = read_stat(browser.pid)  # a context's is its shared Chrome's
     stopped = " (its process was stopped: state T)" if stat and stat.state in "tT" else ""
     why = (
         f"stopped answering: after a call timed out it did not answer a probe within "
         f"{format_duration(timeout)}{stopped}, so it was killed"
     )
+    if isinstance(browser, ContextSession) and await browser.shared_silent(timeout, stat):
+        # The shared Chrome itself: it goes, and every conversation on it is told (a crash).
+        log.warning("%s: the shared Chrome (pid %d) %s", conv.conversation_id, browser.pid, why)
+        if await browser.shared.close_unresponsive(why):
+            lifecycle.metrics.inc("browser_tool_kills_total", reason=CloseReason.UNRESPONSIVE)
+        return
+    if conv.browser is not browser or not browser.alive:
+        return
     log.warning("%s: the browser (pid %d) %s", conv.conversation_id, browser.pid, why)
     await lifecycle.close_browser(conv, CloseReason.UNRESPONSIVE, why)
