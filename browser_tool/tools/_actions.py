@@ -65,7 +65,7 @@ async def run_watched(
     ctx: ToolContext, page: Page, perform: Callable[[], Awaitable[str]]
 ) -> ToolOutput:
     timeout_text = format_duration(ctx.timeout)
-    async with watch_action(page) as watch:
+    async with watch_action(page, (await ctx.browser()).tabs) as watch:
         with trio.move_on_at(ctx.deadline):
             done = await perform()
             lines = await watch.finish(ctx.deadline, timeout_text)
