@@ -47,11 +47,11 @@ class ActionWatch:
     url_before: str
     tabs: Tabs | None = None  # the session's tabs: the settle follows a tab that closed
     extra: list[str] = field(default_factory=list)  # what the tool itself did (file chooser)
+    closed: bool = False  # the tab closed itself during the action (its session detached)
     _navigating: bool = False
     _loaded: bool = False
     _committed_url: str = ""
     _committed: bool = False
-    _closed: bool = False  # the tab closed itself during the action
 
     def _take(self, event: CdpEvent) -> None:
         p = event.params
@@ -84,14 +84,16 @@ class ActionWatch:
         lines: list[str] = []
         with trio.move_on_at(deadline):
             try:
-                await settle(self.page)
+                if not self.closed:
+                    await settle(self.page)
             except CdpSessionDetachedError:
-                await self._settle_successor()
+                self.closed = True
             except CdpError:
-                if self.page.state is PageState.CLOSED:
-                    await self._settle_successor()
+                self.closed = self.page.state is PageState.CLOSED
+            if self.closed:
+                await self._settle_successor()
             self._drain()
-            while self._navigating and not self._loaded and not self._closed:
+            while self._navigating and not self._loaded and not self.closed:
                 self._take(await self.events.receive())
         self._drain()
         url, title = await self._current(deadline)
@@ -110,13 +112,12 @@ class ActionWatch:
             lines += await self._changes(deadline)
         else:
             self.page.last_snapshot = None  # refs of the old document are gone with it
-        if self._closed:  # the tabs' note says the tab closed and which is current now
+        if self.closed:  # the tabs' note says the tab closed and which is current now
             return lines
         return lines or ["No visible change on the page."]
 
     async def _settle_successor(self) -> None:
         """The action's tab closed itself: settle on the tab that became current instead."""
-        self._closed = True
         if self.tabs is None:
             return
         current = await self.tabs.wait_closed(self.page)
