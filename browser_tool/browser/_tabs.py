@@ -114,7 +114,10 @@ class Tabs:
     async def wait_closed(self, page: Page, timeout: float = _CLOSE_WAIT) -> Page:
         """`page`'s session was detached (its tab is closing itself): wait, at most `timeout`,
         for the pump to see its target go (then another tab is current and the tabs' note
-        says which); return the current tab."""
+        says which); return the current tab. A `page` that took over from the closed tab (the
+        pump saw the close first) is not waited on."""
+        if page.took_over:
+            return self.current
         with trio.move_on_after(timeout):
             await page.wait_failed()  # returns once it is CLOSED (or FAILED)
         return self.current
@@ -268,6 +271,7 @@ class Tabs:
             self._notes.current_closed = (
                 f"The last tab ({page.url or 'about:blank'}) closed; a new blank tab 0 is current."
             )
+            self._current.took_over = "A new blank tab 0 is current."
             self._nursery.start_soon(self._reopen, self._current)
         elif page is self._current and self._pages:
             self._current = self._successor(page, index)
