@@ -84,6 +84,12 @@ class CdpTargetCrashedError(CdpConnectionError):
     fail with this at once, since no answer will come."""
 
 
+class CdpSessionDetachedError(CdpConnectionError):
+    """Chrome detached a session from its target (Target.detachedFromTarget): the target went
+    away (a tab that closed itself), it did not crash (a crash is CdpTargetCrashedError, and
+    its session stays attached). The session's pending commands fail with this."""
+
+
 class CdpCommandError(CdpError):
     """Chrome answered `method` with a protocol error."""
 

@@ -30,7 +30,7 @@ from ._input import (
 )
 from ._live_input import live_input_commands
 from ._network_log import SOURCES as NETWORK_SOURCES
-from ._notes import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
+from ._notes import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL, TAB_CLOSED_DURING_CALL
 from ._page import Page, PageState
 from ._refs import ElementHandle, RefTable, resolve_ref
 from ._screencast import Frame, Screencast
@@ -49,6 +49,7 @@ __all__ = [
     "NAMED_KEYS",
     "NETWORK_SOURCES",
     "PAGE_CRASHED_DURING_CALL",
+    "TAB_CLOSED_DURING_CALL",
     "ActionTarget",
     "ActionWatch",
     "BrowserSession",

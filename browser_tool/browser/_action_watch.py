@@ -4,7 +4,10 @@ errors. Only what was checked is said; an action that changed nothing visible sa
 
 Used as `async with watch_action(page) as watch:` around the input; `await watch.finish(...)`
 after it waits for the consequences within the call's deadline: a navigation's load, else a
-short settle (two animation frames, no navigation pending).
+short settle (two animation frames, no navigation pending). When the action's tab closed
+itself (a sign-in window that posted its token back), the settle goes on on the tab that became
+current, so the result comes after that tab handled what the closed one did (its opener's
+message handler), and the tabs' note says which tab is current now.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ from dataclasses import dataclass, field
 
 import trio
 
-from .._errors import CdpError
+from .._errors import CdpError, CdpSessionDetachedError, ToolError
 from ..cdp import CdpEvent
 from ._ax_tree import Snapshot, SnapshotNode
 from ._downloads import place_download
 from ._page import Page, PageState
 from ._snapshot import capture_snapshot
+from ._tabs import Tabs
 
 MAX_CHANGES = 6  # element change lines shown; more are counted
 MAX_ERRORS = 3  # console error lines shown
@@ -41,7 +45,9 @@ class ActionWatch:
     console_before: int
     downloads_before: int
     url_before: str
+    tabs: Tabs | None = None  # the session's tabs: the settle follows a tab that closed
     extra: list[str] = field(default_factory=list)  # what the tool itself did (file chooser)
+    closed: bool = False  # the tab closed itself during the action (its session detached)
     _navigating: bool = False
     _loaded: bool = False
     _committed_url: str = ""
@@ -77,12 +83,17 @@ class ActionWatch:
         """Wait for the action's consequences (by `deadline`) and say what they were."""
         lines: list[str] = []
         with trio.move_on_at(deadline):
-            with contextlib.suppress(CdpError):
-                await self.page.session.send(
-                    "Runtime.evaluate", {"expression": _SETTLE, "awaitPromise": True}
-                )
+            try:
+                if not self.closed:
+                    await settle(self.page)
+            except CdpSessionDetachedError:
+                self.closed = True
+            except CdpError:
+                self.closed = self.page.state is PageState.CLOSED
+            if self.closed:
+                await self._settle_successor()
             self._drain()
-            while self._navigating and not self._loaded:
+            while self._navigating and not self._loaded and not self.closed:
                 self._take(await self.events.receive())
         self._drain()
         url, title = await self._current(deadline)
@@ -101,7 +112,19 @@ class ActionWatch:
             lines += await self._changes(deadline)
         else:
             self.page.last_snapshot = None  # refs of the old document are gone with it
+        if self.closed:  # the tabs' note says the tab closed and which is current now
+            return lines
         return lines or ["No visible change on the page."]
+
+    async def _settle_successor(self) -> None:
+        """The action's tab closed itself: settle on the tab that became current instead."""
+        if self.tabs is None:
+            return
+        current = await self.tabs.wait_closed(self.page)
+        if current is not self.page:
+            with contextlib.suppress(CdpError, ToolError):  # it may be going too
+                await current.wait_usable()
+                await settle(current)
 
     async def _current(self, deadline: float) -> tuple[str, str]:
         with trio.move_on_at(deadline), contextlib.suppress(CdpError):
@@ -193,12 +216,18 @@ def _line(node: SnapshotNode, *, value: bool = True) -> str:
     return f"{text}: {node.value}" if value and node.value else text
 
 
+async def settle(page: Page) -> None:
+    """Wait two animation frames of `page` (what it does at once is done). Raises CdpError."""
+    await page.session.send("Runtime.evaluate", {"expression": _SETTLE, "awaitPromise": True})
+
+
 @contextlib.asynccontextmanager
-async def watch_action(page: Page) -> AsyncIterator[ActionWatch]:
-    """Watch the page around an action; listen before the input is sent."""
+async def watch_action(page: Page, tabs: Tabs | None = None) -> AsyncIterator[ActionWatch]:
+    """Watch the page around an action; listen before the input is sent. Given the session's
+    `tabs`, an action whose tab closes itself settles on the tab that became current."""
     url = ""
     with contextlib.suppress(CdpError, KeyError, IndexError):
         history = await page.session.send("Page.getNavigationHistory")
         url = str(history["entries"][history["currentIndex"]].get("url", ""))
     async with page.session.listen(*_EVENTS, buffer=1000) as events:
-        yield ActionWatch(page, events, page.console.total, len(page.downloads), url)
+        yield ActionWatch(page, events, page.console.total, len(page.downloads), url, tabs)

@@ -39,6 +39,7 @@ _TARGET_EVENTS = ("Target.targetCreated", "Target.targetInfoChanged", "Target.ta
 _DOWNLOAD_EVENTS = ("Browser.downloadWillBegin", "Browser.downloadProgress")
 _COMMAND_TIMEOUT = 10.0
 _LOAD_WAIT = 5.0  # how long a new tab's load is waited for before its title is read
+_CLOSE_WAIT = 2.0  # how long a call waits for the pump to see a detached tab's target go
 _CONSOLE_QUEUE = 10_000  # console events waiting for the pump; more are dropped and counted
 
 
@@ -109,6 +110,17 @@ class Tabs:
     def closing(self) -> None:
         """The browser (or context) is being closed: a tab closing is no longer replaced."""
         self._closing = True
+
+    async def wait_closed(self, page: Page, timeout: float = _CLOSE_WAIT) -> Page:
+        """`page`'s session was detached (its tab is closing itself): wait, at most `timeout`,
+        for the pump to see its target go (then another tab is current and the tabs' note
+        says which); return the current tab. A `page` that took over from the closed tab (the
+        pump saw the close first) is not waited on."""
+        if page.took_over:
+            return self.current
+        with trio.move_on_after(timeout):
+            await page.wait_failed()  # returns once it is CLOSED (or FAILED)
+        return self.current
 
     async def wait_failed(self) -> None:
         """Return once a tab's crashed page could not be replaced (the browser is broken)."""
@@ -259,6 +271,7 @@ class Tabs:
             self._notes.current_closed = (
                 f"The last tab ({page.url or 'about:blank'}) closed; a new blank tab 0 is current."
             )
+            self._current.took_over = "A new blank tab 0 is current."
             self._nursery.start_soon(self._reopen, self._current)
         elif page is self._current and self._pages:
             self._current = self._successor(page, index)

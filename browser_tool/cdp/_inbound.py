@@ -12,7 +12,13 @@ import json
 import logging
 from typing import Any
 
-from .._errors import CdpCommandError, CdpConnectionError, CdpError, CdpTargetCrashedError
+from .._errors import (
+    CdpCommandError,
+    CdpConnectionError,
+    CdpError,
+    CdpSessionDetachedError,
+    CdpTargetCrashedError,
+)
 from ._commands import PendingCommand
 from ._events import CdpEvent, EventRouter
 from ._protocol import parse_event
@@ -42,10 +48,12 @@ class Inbound:
         self.router.close(reason)
         return sum(slot.settle(error=CdpConnectionError(reason)) for slot in self.pending.values())
 
-    def drop_session(self, session_id: str, reason: str) -> None:
-        """Drop the session's later messages; fail its pending commands."""
+    def drop_session(self, session_id: str, reason: str, *, detached: bool = False) -> None:
+        """Drop the session's later messages; fail its pending commands (with
+        CdpSessionDetachedError when Chrome detached it, else CdpConnectionError)."""
         self.sessions.discard(session_id)
-        self._fail_session(session_id, CdpConnectionError(reason))
+        error = CdpSessionDetachedError if detached else CdpConnectionError
+        self._fail_session(session_id, error(reason))
 
     def _fail_session(self, session_id: str, error: CdpError) -> None:
         for slot in self.pending.values():
@@ -112,7 +120,7 @@ class Inbound:
         if isinstance(child, str) and event.method == "Target.attachedToTarget":
             self.sessions.add(child)
         elif isinstance(child, str) and event.method == "Target.detachedFromTarget":
-            self.drop_session(child, f"session {child!r} detached from its target")
+            self.drop_session(child, f"session {child!r} detached from its target", detached=True)
         elif event.method == "Inspector.targetCrashed" and event.session_id is not None:
             # A crashed renderer answers nothing: its callers learn of it now, from the one
             # place every answer passes, instead of each racing a crash watch of its own.

@@ -13,7 +13,7 @@ from typing import Any
 import trio
 
 from .._duration import format_duration
-from .._errors import InvalidInputError
+from .._errors import CdpSessionDetachedError, InvalidInputError
 from ..browser import (
     NAMED_KEYS,
     ActionTarget,
@@ -65,9 +65,13 @@ async def run_watched(
     ctx: ToolContext, page: Page, perform: Callable[[], Awaitable[str]]
 ) -> ToolOutput:
     timeout_text = format_duration(ctx.timeout)
-    async with watch_action(page) as watch:
+    async with watch_action(page, (await ctx.browser()).tabs) as watch:
         with trio.move_on_at(ctx.deadline):
-            done = await perform()
+            try:
+                done = await perform()
+            except CdpSessionDetachedError:  # the page closed its window at the input
+                watch.closed = True
+                done = "Its tab closed during the action: the input may have been sent in part."
             lines = await watch.finish(ctx.deadline, timeout_text)
             return ToolOutput.ok("\n".join([done, *lines]))
     raise ctx.timeout_error(

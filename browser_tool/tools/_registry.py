@@ -10,12 +10,18 @@ from .._duration import parse_duration
 from .._errors import (
     BrowserToolError,
     CdpConnectionError,
+    CdpSessionDetachedError,
     CdpTimeoutError,
     DoorError,
     InvalidInputError,
     SessionClosedError,
 )
-from ..browser import BROWSER_CRASHED_DURING_CALL, CONSOLE_CONTEXTS, NETWORK_SOURCES
+from ..browser import (
+    BROWSER_CRASHED_DURING_CALL,
+    CONSOLE_CONTEXTS,
+    NETWORK_SOURCES,
+    TAB_CLOSED_DURING_CALL,
+)
 from ._actions import ACTION_TOOLS
 from ._console_logs import clear_console_logs, recent_console_logs
 from ._context import ToolContext
@@ -241,6 +247,10 @@ async def run_tool(ctx: ToolContext, tool: Tool, args: dict[str, Any]) -> ToolOu
     except DoorError:
         raise
     except BrowserToolError as exc:
+        if isinstance(exc, CdpSessionDetachedError) and (live := ctx.existing_browser()):
+            # The tab is closing itself: once the pump saw it go, the tabs' note (with this
+            # result) says which tab is current now.
+            await live.tabs.wait_closed(live.page)
         return ToolOutput.error(_shorten(ctx, _describe_error(ctx, exc)))
     finally:
         if (browser := ctx.existing_browser()) is not None:
@@ -252,10 +262,13 @@ def _describe_error(ctx: ToolContext, exc: BrowserToolError) -> str:
     if isinstance(exc, CdpTimeoutError):
         return f"Timeout: {exc}"
     if isinstance(exc, CdpConnectionError):
-        # The page's session went away while its browser lives on: the renderer crashed.
+        # The page's session went away while its browser lives on: Chrome detached it (its
+        # tab closed itself), or else the renderer crashed.
         # With the connection gone too, it is the browser (it can follow its renderer down).
         browser = ctx.existing_browser()
         if browser is not None and browser.alive:
+            if isinstance(exc, CdpSessionDetachedError):  # its target went away: not a crash
+                return TAB_CLOSED_DURING_CALL
             return str(browser.page.crash_error())
         return BROWSER_CRASHED_DURING_CALL
     if isinstance(exc, SessionClosedError):

@@ -24,6 +24,7 @@ from trio_websocket import ConnectionClosed
 from browser_tool._errors import (
     CdpCommandError,
     CdpConnectionError,
+    CdpSessionDetachedError,
     CdpTimeoutError,
     InvalidInputError,
 )
@@ -451,7 +452,7 @@ async def test_sessions_follow_attached_and_detached_events() -> None:
             call = start_call(nursery, conn.session("S2").send, "Runtime.evaluate")
             await peer.receive_command()
             await peer.event("Target.detachedFromTarget", {"sessionId": "S2"})
-        assert isinstance(call.error, CdpConnectionError)
+        assert isinstance(call.error, CdpSessionDetachedError)  # the target went: no crash
         assert "detached" in call.error.reason
         await peer.event("Test.tick", {}, session_id="S2")
         await round_trip(peer, conn)

@@ -86,6 +86,7 @@ class TabsUse(Protocol):
     def pages(self) -> Sequence[PageUse]: ...
     def consoles(self) -> list[tuple[str, ConsoleBuffer]]: ...
     def clear_consoles(self) -> int: ...
+    async def wait_closed(self, page: Any, timeout: float = ...) -> Any: ...
 
 
 class BrowserUse(Protocol):
@@ -185,6 +186,11 @@ class StandInTabs:
 
     def clear_consoles(self) -> int:
         return self.page.console.clear()
+
+    async def wait_closed(self, page: StandInPage, timeout: float = 2.0) -> StandInPage:
+        # No pump here: the tab is the only one, and stays.
+        await trio.lowlevel.checkpoint()
+        return self.page
 
 
 class StandInBrowser:

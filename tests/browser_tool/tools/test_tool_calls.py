@@ -21,6 +21,7 @@ from browser_tool import (
     BrowserLaunchError,
     CdpCommandError,
     CdpConnectionError,
+    CdpSessionDetachedError,
     CdpTimeoutError,
     ClientGone,
     HttpError,
@@ -31,7 +32,11 @@ from browser_tool import (
     ToolError,
     ToolOutput,
 )
-from browser_tool.browser import BROWSER_CRASHED_DURING_CALL, PAGE_CRASHED_DURING_CALL
+from browser_tool.browser import (
+    BROWSER_CRASHED_DURING_CALL,
+    PAGE_CRASHED_DURING_CALL,
+    TAB_CLOSED_DURING_CALL,
+)
 from browser_tool.tools import find_tool, run_tool
 from tests.browser_tool.tools.stand_ins import StandInCdp, StandInConversation, call, make_context
 
@@ -98,6 +103,14 @@ async def test_a_lost_page_in_a_live_browser_is_a_page_crash(tmp_path: Path) -> 
     )
     out = await call(conversation, "browser_eval", {"expression": "1"})
     assert out == ToolOutput.error(PAGE_CRASHED_DURING_CALL)
+
+
+async def test_a_detached_page_session_is_its_tab_closing_not_a_crash(tmp_path: Path) -> None:
+    # Chrome detached the page's session (Target.detachedFromTarget): its tab went away.
+    detached = CdpSessionDetachedError("session 'S1' detached from its target")
+    conversation = StandInConversation(tmp_path, StandInCdp({"Runtime.evaluate": detached}))
+    out = await call(conversation, "browser_eval", {"expression": "window.close()"})
+    assert out == ToolOutput.error(TAB_CLOSED_DURING_CALL)
 
 
 async def test_a_lost_connection_is_the_browsers_crash_not_the_pages(tmp_path: Path) -> None:
