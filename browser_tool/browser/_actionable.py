@@ -77,7 +77,8 @@ async def resolve_actionable(
             elif disabled:
                 reason = f"it is disabled ({disabled})"
             elif previous != quad:
-                reason = "it is still moving (its box changed between two animation frames)"
+                if previous is not None:  # a first look (or one after a cover) proves nothing
+                    reason = "it is still moving (its box changed between two animation frames)"
                 previous = quad
                 await _call(session, handle.object_id, _FRAME, await_promise=True)
                 continue
