@@ -32,10 +32,8 @@ import trio
 from chrome_launcher import KillReport, StateLayout
 
 from .._errors import BrowserLaunchError, CdpError, CloseReason
-from .._metrics import Metrics
-from .._settings import Settings
 from ..browser import BrowserSession, SessionDirs, download_params, run_browser_session
-from ._seam import Browser, LaunchSource, OnClosed
+from ._seam import Browser, LaunchSource, SourceBase
 
 log = logging.getLogger("browser_tool.pool")
 
@@ -59,26 +57,15 @@ class PoolStatistics:
     most_launching: int
 
 
-class PoolSource:
+class PoolSource(SourceBase):
     """`settings.pool_size` Chromes kept ready; a `BrowserSource` (see `_seam`)."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        instance_id: str,
-        nursery: trio.Nursery,
-        on_closed: OnClosed,
-        metrics: Metrics | None = None,
-    ) -> None:
-        self._metrics = metrics or Metrics()
-        self._settings = settings
-        self._instance_id = instance_id
-        self._nursery = nursery
-        self._on_closed = on_closed
+    def _start(self) -> None:
+        settings, nursery = self._settings, self._nursery
         self._size = settings.pool_size
         # Launched only when none is ready; conversations' crashes are reported through us.
         self._launcher = LaunchSource(
-            settings, instance_id, nursery, self._browser_closed, self._metrics
+            settings, self._instance_id, nursery, self._browser_closed, self._metrics
         )
         self._sessions_dir = StateLayout(settings.state_dir).sessions_dir
         self._ready: collections.deque[BrowserSession] = collections.deque()

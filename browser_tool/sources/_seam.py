@@ -102,9 +102,9 @@ class BrowserSource(Protocol):
 SourceFactory = Callable[[Settings, str, trio.Nursery, OnClosed, Metrics], BrowserSource]
 
 
-class LaunchSource:
-    """One new Chrome per conversation, run in a task of the manager's nursery (the CDP
-    connection and Chrome's watchers are scoped resources that one task must own)."""
+class SourceBase:
+    """What every source keeps of the manager that built it (the `SourceFactory` arguments).
+    A source with state of its own makes it in `_start`, called last."""
 
     def __init__(
         self,
@@ -119,6 +119,15 @@ class LaunchSource:
         self._nursery = nursery
         self._on_closed = on_closed
         self._metrics = metrics or Metrics()
+        self._start()
+
+    def _start(self) -> None:
+        """The source's own state and tasks, made once the common ones are set."""
+
+
+class LaunchSource(SourceBase):
+    """One new Chrome per conversation, run in a task of the manager's nursery (the CDP
+    connection and Chrome's watchers are scoped resources that one task must own)."""
 
     async def acquire(
         self, conversation_id: str, dirs: SessionDirs, profile_dir: Path | None = None

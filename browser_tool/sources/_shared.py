@@ -28,8 +28,6 @@ import trio
 from chrome_launcher import KillReport, StateLayout
 
 from .._errors import BrowserLaunchError, CdpError, CloseReason
-from .._metrics import Metrics
-from .._settings import Settings
 from .._tasks import first_of
 from ..browser import (
     BrowserSession,
@@ -39,7 +37,7 @@ from ..browser import (
     run_context_session,
     run_shared_browser,
 )
-from ._seam import Browser, OnClosed
+from ._seam import Browser, SourceBase
 
 log = logging.getLogger("browser_tool.shared")
 
@@ -77,23 +75,11 @@ class _Host:
         return self.error is None and (self.browser is None or self.browser.alive)
 
 
-class SharedSource:
+class SharedSource(SourceBase):
     """BrowserSource over shared Chromes. Every task runs in the manager's nursery."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        instance_id: str,
-        nursery: trio.Nursery,
-        on_closed: OnClosed,
-        metrics: Metrics | None = None,
-    ) -> None:
-        self._settings = settings
-        self._instance_id = instance_id
-        self._nursery = nursery
-        self._on_closed = on_closed
-        self._metrics = metrics or Metrics()
-        self._layout = StateLayout(settings.state_dir)
+    def _start(self) -> None:
+        self._layout = StateLayout(self._settings.state_dir)
         self._hosts: list[_Host] = []
 
     def shared_browsers(self) -> list[SharedBrowser]:
