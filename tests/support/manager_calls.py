@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from browser_tool import BrowserSessionManager, ToolOutput
 
@@ -23,3 +24,10 @@ async def js(manager: BrowserSessionManager, expression: str) -> object:
     text = await ok(manager, "browser_eval", expression=expression)
     assert text.startswith("<javascript_result>"), text
     return json.loads(text.removeprefix("<javascript_result>").split("</javascript_result>")[0])
+
+
+def find_ref(snapshot: str, role: str, name: str) -> str:
+    """The ref of the `role` line named `name` in a browser_snapshot's text."""
+    match = re.search(rf'- {role} "{re.escape(name)}"[^\n]*\[ref=(e\d+)\]', snapshot)
+    assert match, f"no {role} {name!r} in:\n{snapshot}"
+    return match.group(1)

@@ -12,8 +12,8 @@ import pytest
 
 from browser_tool import BrowserSessionManager
 from fixtures_site import FixtureServer
-from tests.browser_tool.browser.test_tabs_real import find_ref, loaded, tab_count
-from tests.support.manager_calls import C, ok
+from tests.support.manager_calls import C, find_ref, ok
+from tests.support.tabs import open_provider_tab, tab_count
 
 pytestmark = pytest.mark.chrome
 
@@ -31,13 +31,7 @@ async def test_closing_the_last_tab_lists_it_at_about_blank(
 async def test_a_click_whose_tab_closes_itself_does_not_blame_the_timeout(
     manager: BrowserSessionManager, site: FixtureServer
 ) -> None:
-    await ok(manager, "browser_navigate", url=site.url_for("/idp_opener.html"))
-    session = await manager.get_or_create(C)
-    snap = await ok(manager, "browser_snapshot")
-    await ok(manager, "browser_click", ref=find_ref(snap, "button", "Sign in with the provider"))
-    await tab_count(session, 2)
-    await loaded(session, 1, "/idp.html")
-    await ok(manager, "browser_tabs", action="select", index=1)
+    await open_provider_tab(manager, site)
     idp = await ok(manager, "browser_snapshot")
     approved = await ok(manager, "browser_click", ref=find_ref(idp, "button", "Approve"))
     assert "timeout" not in approved, approved

@@ -25,54 +25,10 @@ from browser_tool import open_session_manager as open_manager
 from browser_tool.browser import BrowserSession
 from fixtures_site import FixtureServer
 from tests.support.checks import make_settings, wait_group_gone
-from tests.support.manager_calls import C, call, js, ok
+from tests.support.manager_calls import C, call, find_ref, js, ok
+from tests.support.tabs import loaded, tab_count, tabs_showing
 
 pytestmark = pytest.mark.chrome
-
-
-def find_ref(snapshot: str, role: str, name: str) -> str:
-    match = re.search(rf'- {role} "{re.escape(name)}"[^\n]*\[ref=(e\d+)\]', snapshot)
-    assert match, snapshot
-    return match[1]
-
-
-async def tab_count(session: BrowserSession, count: int) -> None:
-    """Wait (by events, bounded) until the session holds `count` attached tabs."""
-    with trio.fail_after(10):
-        async with session.conn.listen(
-            "Target.targetCreated", "Target.targetDestroyed", "Target.targetInfoChanged"
-        ) as events:
-            while True:
-                # The pump handles what this listener got, then the count is read.
-                await trio.testing.wait_all_tasks_blocked()
-                if len(session.tabs.pages()) == count:
-                    break
-                await events.receive()
-        for page in session.tabs.pages():
-            await page.wait_usable()
-
-
-async def tabs_showing(session: BrowserSession, marker: str, count: int) -> None:
-    """Wait (by events, bounded) until `count` tabs show a URL holding `marker`."""
-    with trio.fail_after(10):
-        async with session.conn.listen("Target.targetInfoChanged") as events:
-            while True:
-                await trio.testing.wait_all_tasks_blocked()
-                if sum(marker in page.url for page in session.tabs.pages()) == count:
-                    return
-                await events.receive()
-
-
-async def loaded(session: BrowserSession, index: int, marker: str) -> None:
-    """Wait until tab `index` shows a URL holding `marker` and its document has loaded."""
-    await tabs_showing(session, marker, 1)
-    load = (
-        "new Promise(r => document.readyState === 'complete' ? r(1) "
-        ": addEventListener('load', () => r(1)))"
-    )
-    with trio.fail_after(10):
-        page = session.tabs.pages()[index]
-        await page.session.send("Runtime.evaluate", {"expression": load, "awaitPromise": True})
 
 
 async def page_targets(session: BrowserSession) -> list[str]:

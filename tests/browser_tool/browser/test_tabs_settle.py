@@ -12,27 +12,16 @@ import pytest
 
 from browser_tool import BrowserSessionManager
 from fixtures_site import FixtureServer
-from tests.browser_tool.browser.test_tabs_real import find_ref, loaded, tab_count
-from tests.support.manager_calls import C, call, ok
+from tests.support.manager_calls import C, call, find_ref, ok
+from tests.support.tabs import open_provider_tab, tab_count
 
 pytestmark = pytest.mark.chrome
-
-
-async def _provider_tab(manager: BrowserSessionManager, site: FixtureServer) -> None:
-    """The sign-in page with the provider's window open, selected, loaded."""
-    await ok(manager, "browser_navigate", url=site.url_for("/idp_opener.html"))
-    session = await manager.get_or_create(C)
-    snap = await ok(manager, "browser_snapshot")
-    await ok(manager, "browser_click", ref=find_ref(snap, "button", "Sign in with the provider"))
-    await tab_count(session, 2)
-    await loaded(session, 1, "/idp.html")
-    await ok(manager, "browser_tabs", action="select", index=1)
 
 
 async def test_approve_click_result_and_an_immediate_snapshot_show_the_signed_in_opener(
     manager: BrowserSessionManager, site: FixtureServer
 ) -> None:
-    await _provider_tab(manager, site)
+    await open_provider_tab(manager, site)
     idp = await ok(manager, "browser_snapshot")
     approved = await ok(manager, "browser_click", ref=find_ref(idp, "button", "Approve"))
     assert approved.startswith('Clicked button "Approve"'), approved
@@ -50,7 +39,7 @@ async def test_approve_click_result_and_an_immediate_snapshot_show_the_signed_in
 async def test_a_tab_closing_itself_during_an_eval_is_said_closed_not_crashed(
     manager: BrowserSessionManager, site: FixtureServer
 ) -> None:
-    await _provider_tab(manager, site)
+    await open_provider_tab(manager, site)
     session = await manager.get_or_create(C)
     out = await call(
         manager, "browser_eval", expression="window.close(); new Promise(r => setTimeout(r, 5000))"

@@ -11,15 +11,9 @@ import trio
 from browser_tool import BrowserSessionManager, open_session_manager
 from fixtures_site import DOWNLOAD_BODY, FixtureServer
 from tests.support.checks import make_settings
-from tests.support.manager_calls import C, call, js, ok
+from tests.support.manager_calls import C, call, find_ref, js, ok
 
 pytestmark = pytest.mark.chrome
-
-
-def find_ref(snapshot: str, role: str, name: str) -> str:
-    match = re.search(rf'- {role} "{re.escape(name)}"[^\n]*\[ref=(e\d+)\]', snapshot)
-    assert match, f"no {role} {name!r} in:\n{snapshot}"
-    return match.group(1)
 
 
 async def open_page(manager: BrowserSessionManager, url: str) -> str:

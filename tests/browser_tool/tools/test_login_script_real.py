@@ -3,21 +3,13 @@ actions' own output. Run with `-s` to see the transcript."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from browser_tool import BrowserSessionManager
 from fixtures_site import FixtureServer
-from tests.support.manager_calls import ok
+from tests.support.manager_calls import find_ref, ok
 
 pytestmark = pytest.mark.chrome
-
-
-def find_ref(snapshot: str, role: str, name: str) -> str:
-    match = re.search(rf'- {role} "{re.escape(name)}"[^\n]*\[ref=(e\d+)\]', snapshot)
-    assert match, f"no {role} {name!r} in:\n{snapshot}"
-    return match.group(1)
 
 
 async def test_model_shaped_login(manager: BrowserSessionManager, site: FixtureServer) -> None:
