@@ -35,6 +35,15 @@ def test_tools_prints_the_definitions(capsys: pytest.CaptureFixture[str]) -> Non
         (["tools"], ["/v1/tools"]),
         (["sessions"], ["--url", "--json", "BROWSER_TOOL_TOKEN"]),
         (["kill"], ["--url", "Idempotent"]),
+        # issue 21: profiles and storage state
+        ([], ["profiles", "bind", "storage-state", "409"]),
+        (["profiles"], ["--url", "--json", "delete NAME", "held_by", "exits 0"]),
+        (["profiles", "delete"], ["--url", "--json", "DELETE /v1/profiles/NAME"]),
+        (["bind"], ["PUT /v1/conversations/ID", "before", "no-op", "409", "--json"]),
+        (["storage-state"], ["get", "put", "Playwright", "secret"]),
+        (["storage-state", "get"], ["--output", "0600", "409"]),
+        (["storage-state", "put"], ["FILE", "stdin", "applied", "pending", "--json"]),
+        (["call"], ["--profile", "profiles/NAME", "PUT /v1/conversations/ID"]),
     ],
 )
 def test_every_command_has_help(
@@ -59,6 +68,19 @@ def test_every_command_has_help(
         (["kill", "bad/id"], "conversation_id"),
         (["serve", "--port", "eighty"], "invalid int value"),
         (["serve", "--host", "0.0.0.0"], "BROWSER_TOOL_TOKEN"),
+        # issue 21: profiles and storage state
+        (["storage-state"], "required"),
+        (["storage-state", "get"], "required"),
+        (["storage-state", "put", "c1"], "required"),
+        (["profiles", "rename"], "invalid choice"),
+        (["bind", "c1"], "required"),
+        (["bind", "c1", "../up"], "Invalid input 'profile'"),
+        (["bind", "bad id", "work"], "conversation_id"),
+        (["profiles", "delete", ".."], "Invalid input 'profile'"),
+        (["storage-state", "get", "bad/id"], "conversation_id"),
+        (["storage-state", "put", "c1", "/nonexistent/state.json"], "No such file"),
+        (["call", "c1", "browser_eval", "{}", "--profile", "a/b", "--url", "http://x"], "profile"),
+        (["call", "c1", "browser_eval", "{}", "--profile", ".hidden"], "profile"),
     ],
 )
 def test_usage_errors_exit_2(
@@ -67,6 +89,7 @@ def test_usage_errors_exit_2(
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert message in captured.err
+    assert "Traceback" not in captured.err
     assert captured.out == ""
 
 

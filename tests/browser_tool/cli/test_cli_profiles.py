@@ -1,5 +1,6 @@
-"""The CLI's profile and storage-state commands (issue 21) without a browser: help, usage
-errors and their exit codes, an unreachable service, the profile line, the 0600 file.
+"""The CLI's profile and storage-state commands (issue 21) without a browser: bad state
+files, an unreachable service, the profile line, the 0600 file (their help and usage errors
+are in test_cli.py's tables).
 
 Charter: as test_cli.py, `main()` in-process with its output read from capsys; nothing here
 starts Chrome or a service (those tests are in test_cli_profiles_chrome.py).
@@ -18,55 +19,6 @@ from browser_tool import InvalidInputError
 from browser_tool.cli._main import main
 from browser_tool.cli._profiles import format_profile, read_state, write_private
 from browser_tool.conversations import ProfileInfo
-
-
-@pytest.mark.parametrize(
-    ("command", "words"),
-    [
-        ([], ["profiles", "bind", "storage-state", "409"]),
-        (["profiles"], ["--url", "--json", "delete NAME", "held_by", "exits 0"]),
-        (["profiles", "delete"], ["--url", "--json", "DELETE /v1/profiles/NAME"]),
-        (["bind"], ["PUT /v1/conversations/ID", "before", "no-op", "409", "--json"]),
-        (["storage-state"], ["get", "put", "Playwright", "secret"]),
-        (["storage-state", "get"], ["--output", "0600", "409"]),
-        (["storage-state", "put"], ["FILE", "stdin", "applied", "pending", "--json"]),
-        (["call"], ["--profile", "profiles/NAME", "PUT /v1/conversations/ID"]),
-    ],
-)
-def test_every_profile_command_has_help(
-    command: list[str], words: list[str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main([*command, "--help"]) == 0
-    out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
-    for word in words:
-        assert word in out
-
-
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["storage-state"], "required"),
-        (["storage-state", "get"], "required"),
-        (["storage-state", "put", "c1"], "required"),
-        (["profiles", "rename"], "invalid choice"),
-        (["bind", "c1"], "required"),
-        (["bind", "c1", "../up"], "Invalid input 'profile'"),
-        (["bind", "bad id", "work"], "conversation_id"),
-        (["profiles", "delete", ".."], "Invalid input 'profile'"),
-        (["storage-state", "get", "bad/id"], "conversation_id"),
-        (["storage-state", "put", "c1", "/nonexistent/state.json"], "No such file"),
-        (["call", "c1", "browser_eval", "{}", "--profile", "a/b", "--url", "http://x"], "profile"),
-        (["call", "c1", "browser_eval", "{}", "--profile", ".hidden"], "profile"),
-    ],
-)
-def test_usage_errors_exit_2(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(argv) == 2
-    captured = capsys.readouterr()
-    assert message in captured.err
-    assert "Traceback" not in captured.err
-    assert captured.out == ""
 
 
 @pytest.mark.parametrize(
